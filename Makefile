@@ -1,0 +1,53 @@
+# Targets are named for what people do. Every target installs what it needs first;
+# the virtualenv is rebuilt only when pyproject.toml changes (torch is several GB).
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-16)
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: install demo up test test-fast lint fmt bench services services-down clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip wheel
+	$(BIN)/python -m pip install --progress-bar off -e '.[dev]'
+	@rm -f $(VENV)/.installed-* && touch $@
+
+demo: install
+	$(BIN)/tribal demo
+
+up: install
+	$(BIN)/tribal up
+
+test: install
+	$(BIN)/python scripts/run_tests.py
+
+test-fast: install
+	$(BIN)/python -m pytest -q -m "not slow"
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+fmt: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: install
+	$(BIN)/python -m scripts.bench
+
+services: install
+	$(BIN)/python scripts/services.py up
+
+services-down:
+	$(BIN)/python scripts/services.py down
+
+clean:
+	rm -rf .tribal .pytest_cache .mypy_cache .ruff_cache bench-results

@@ -1,0 +1,85 @@
+"""Conversation memory events (seed 003), all keyed and isolated by ``group_id``.
+
+``tribal.memory.turns``: TurnRecorded, SystemEventRecorded, MemoryForgotten.
+``tribal.memory.episodes``: EpisodeRecorded.
+``tribal.memory.summaries``: SummaryCreated.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Self
+from uuid import UUID, uuid4
+
+from pydantic import Field, model_validator
+
+from events.base import MemoryEvent
+from events.types import Vector
+
+
+class TurnRecorded(MemoryEvent):
+    """An agent conversation turn: the user's message and the agent's response."""
+
+    avro_name: ClassVar[str] = "tribal.memory.TurnRecorded"
+
+    turn_id: UUID = Field(default_factory=uuid4)
+    user_message: str
+    agent_response: str
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class SystemEventRecorded(MemoryEvent):
+    """A non-conversation event (tool run, scenario transition, error) (``ingest_event``)."""
+
+    avro_name: ClassVar[str] = "tribal.memory.SystemEventRecorded"
+
+    event_type: str
+    content: str
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class MemoryForgotten(MemoryEvent):
+    """Everything remembered for ``group_id`` must be erased from the read stores."""
+
+    avro_name: ClassVar[str] = "tribal.memory.MemoryForgotten"
+
+    reason: str | None = None
+
+
+class EpisodeRecorded(MemoryEvent):
+    """A turn or system event became an episode, with its embedding or why it has none."""
+
+    avro_name: ClassVar[str] = "tribal.memory.EpisodeRecorded"
+
+    episode_id: UUID
+    source_event_id: UUID = Field(description="The TurnRecorded/SystemEventRecorded event.")
+    content: str
+    content_type: str = Field(description="'message' or 'event'.")
+    source: str = Field(description="'user', 'agent' or 'system'.")
+    source_metadata: dict[str, str] = Field(default_factory=dict)
+    embedding: Vector | None = None
+    embedding_model: str | None = None
+    embedding_error: str | None = Field(
+        default=None, description="Why there is no embedding (graceful degradation)."
+    )
+
+    @model_validator(mode="after")
+    def _embedding_or_reason(self) -> Self:
+        if (self.embedding is None) == (self.embedding_error is None):
+            raise ValueError("exactly one of embedding and embedding_error must be set")
+        if self.embedding is not None and self.embedding_model is None:
+            raise ValueError("embedding_model is required with an embedding")
+        return self
+
+
+class SummaryCreated(MemoryEvent):
+    """A window summary (of episodes) or a meta summary (of summaries)."""
+
+    avro_name: ClassVar[str] = "tribal.memory.SummaryCreated"
+
+    summary_id: UUID
+    summary_type: str = Field(description="'window' or 'meta'.")
+    content: str
+    episode_ids: tuple[UUID, ...] = ()
+    summary_ids: tuple[UUID, ...] = ()
+    generated_by: str = Field(description="LLM provider, e.g. 'local' or 'anthropic'.")
+    model: str

@@ -1,0 +1,72 @@
+"""Database schema events on ``tribal.schema.changes`` (key ``db.schema.table``).
+
+Field names follow seed 001 (``ColumnDetail``, ``ForeignKeyDetail``, ``IndexDetail``,
+``TableSpec``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field
+
+from events.base import TenantEvent, Value
+
+
+class Column(Value):
+    """One column of a table, in ordinal order."""
+
+    name: str
+    type: str = Field(description="Database type as the catalog reports it, e.g. 'varchar(64)'.")
+    nullable: bool = True
+    default_value: str | None = None
+    comment: str | None = Field(default=None, description="The database comment, if any.")
+
+
+class ForeignKey(Value):
+    """A foreign key from this table to ``references_table``."""
+
+    name: str
+    columns: tuple[str, ...]
+    references_table: str = Field(description="Fully qualified name database.schema.table.")
+    references_columns: tuple[str, ...]
+
+
+class Index(Value):
+    """An index on this table."""
+
+    name: str
+    columns: tuple[str, ...]
+    unique: bool = False
+
+
+class _TableEvent(TenantEvent):
+    database: str
+    schema_name: str
+    table_name: str
+
+    @property
+    def fully_qualified_name(self) -> str:
+        """``database.schema.table``, the topic key."""
+        return f"{self.database}.{self.schema_name}.{self.table_name}"
+
+
+class TableObserved(_TableEvent):
+    """A table exists with this shape: the full snapshot after any change."""
+
+    avro_name: ClassVar[str] = "tribal.schema.TableObserved"
+
+    database_type: str = Field(description="'postgres' or 'snowflake'.")
+    columns: tuple[Column, ...]
+    primary_key: tuple[str, ...] = ()
+    foreign_keys: tuple[ForeignKey, ...] = ()
+    indexes: tuple[Index, ...] = ()
+    comment: str | None = Field(default=None, description="The table comment, if any.")
+    row_count_approx: int | None = Field(default=None, description="Planner row estimate.")
+    metadata_hash: str = Field(description="Hash of the snapshot, for change detection.")
+
+
+class TableDropped(_TableEvent):
+    """A table no longer exists."""
+
+    avro_name: ClassVar[str] = "tribal.schema.TableDropped"

@@ -1,0 +1,107 @@
+"""The Faust app factory: one app, one agent per processor, raw bytes on the wire.
+
+Values are decoded by :class:`streams.wiring.Handler` rather than by a Faust codec,
+so an undecodable record becomes a dead letter instead of an exception inside Faust.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import faust
+
+from events.base import Event
+from events.registry import registry_from_settings
+from events.serde import EventSerde
+from streams.settings import TribalSettings, get_settings
+from streams.topics import topic
+from streams.wiring import Handler, Processor
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """Wires ``processor`` from the source topic ``source`` (short name)."""
+
+    name: str
+    source: str
+    processor: Processor
+    accepts: tuple[type[Event], ...]
+    concurrency: int = 1
+
+
+def default_agents() -> list[AgentSpec]:
+    """The processors a Tribal worker runs."""
+    from streams.agents import AGENTS
+
+    return list(AGENTS)
+
+
+def create_app(
+    settings: TribalSettings | None = None,
+    agents: Sequence[AgentSpec] | None = None,
+    app_id: str | None = None,
+    **overrides: Any,
+) -> faust.App:
+    """A configured Faust app with one agent per :class:`AgentSpec`."""
+    settings = settings or get_settings()
+    if not settings.kafka_bootstrap:
+        raise RuntimeError(
+            "TRIBAL_KAFKA_BOOTSTRAP is not set: start the embedded stack with `tribal up` "
+            "or point it at a Kafka broker (host:port)."
+        )
+    options: dict[str, Any] = {
+        "broker": [f"kafka://{b}" for b in settings.kafka_bootstrap.split(",")],
+        "store": "memory://",
+        "web_enabled": False,
+        "processing_guarantee": "at_least_once",
+        "consumer_auto_offset_reset": "earliest",
+        "topic_partitions": settings.default_partitions,
+        "topic_replication_factor": settings.replication_factor,
+        "broker_commit_interval": settings.commit_interval,
+        "datadir": str(settings.data_dir / "faust"),
+        "producer_linger_ms": 0,
+    }
+    options.update(overrides)
+    app = faust.App(app_id or settings.consumer_group, **options)
+    serde = EventSerde(registry_from_settings(settings))
+    for spec in agents if agents is not None else default_agents():
+        _wire(app, spec, serde, settings)
+    return app
+
+
+def _wire(app: faust.App, spec: AgentSpec, serde: EventSerde, settings: TribalSettings) -> None:
+    handler = Handler(spec.name, spec.processor, spec.accepts, serde, settings)
+    source = app.topic(
+        topic(spec.source, settings),
+        key_type=bytes,
+        value_type=bytes,
+        key_serializer="raw",
+        value_serializer="raw",
+    )
+
+    async def agent(stream: Any) -> AsyncIterator[None]:
+        async for event in stream.events():
+            msg = event.message
+            for record in handler.handle(msg.topic, msg.partition, msg.offset, msg.key, msg.value):
+                # Not awaited on purpose: Faust flushes the producer before it commits
+                # an offset, which is what at-least-once needs, without a round trip
+                # per record.
+                await app.producer.send(record.topic, record.key, record.value, None, None, None)
+            yield None
+
+    agent.__name__ = spec.name
+    agent.__qualname__ = spec.name
+    app.agent(source, name=spec.name, concurrency=spec.concurrency, sink=None)(agent)
+
+
+def run_worker(settings: TribalSettings | None = None, loglevel: str = "warning") -> None:
+    """Run a Faust worker in this process until SIGTERM/SIGINT (blocking)."""
+    settings = settings or get_settings()
+    app = create_app(settings)
+    worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
+    worker.execute_from_commandline()

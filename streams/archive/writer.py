@@ -1,0 +1,158 @@
+"""Tail every Tribal topic into the archive, and snapshot committed offsets."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
+
+from streams.archive.store import ArchiveStore
+
+log = logging.getLogger(__name__)
+
+TopicFilter = Callable[[str], bool]
+
+
+class ArchiveWriter:
+    """Copies records from a broker into an :class:`ArchiveStore` as they are written.
+
+    Positions live in the archive, not in a consumer group, so the writer resumes
+    exactly where its last fsync left off and never needs the broker to remember it.
+    """
+
+    def __init__(
+        self,
+        bootstrap: str,
+        root: Path,
+        topic_filter: TopicFilter,
+        flush_ms: int = 100,
+        offsets_every_ms: int = 200,
+    ) -> None:
+        self.bootstrap = bootstrap
+        self.store = ArchiveStore(root)
+        self.topic_filter = topic_filter
+        self.flush_ms = flush_ms
+        self.offsets_every_ms = offsets_every_ms
+        self._consumer: AIOKafkaConsumer | None = None
+        self._admin: AIOKafkaAdminClient | None = None
+        self._assigned: set[TopicPartition] = set()
+        self._last_offsets: list[tuple[str, str, int, int, str]] | None = None
+        self.archived = 0
+
+    async def start(self) -> None:
+        self._consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            group_id=None,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            fetch_max_wait_ms=self.flush_ms,
+            max_partition_fetch_bytes=16 * 1024 * 1024,
+            fetch_max_bytes=64 * 1024 * 1024,
+            metadata_max_age_ms=1000,
+        )
+        await self._consumer.start()
+        self._admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
+        await self._admin.start()
+        await self._refresh_assignment()
+
+    async def stop(self) -> None:
+        if self._consumer is not None:
+            await self._consumer.stop()
+        if self._admin is not None:
+            await self._admin.close()
+
+    async def _refresh_assignment(self) -> None:
+        assert self._consumer is not None and self._admin is not None
+        topics = sorted(t for t in await self._admin.list_topics() if self.topic_filter(t))
+        wanted: set[TopicPartition] = set()
+        if topics:
+            described = await self._admin.describe_topics(topics)
+            for desc in described:
+                name = desc["topic"]
+                parts = sorted(p["partition"] for p in desc["partitions"])
+                if not parts:
+                    continue
+                self.store.save_topic(name, len(parts), {})
+                wanted.update(TopicPartition(name, p) for p in parts)
+        if wanted != self._assigned:
+            self._consumer.assign(sorted(wanted))
+            for tp in wanted:
+                self._consumer.seek(tp, self.store.log(tp.topic, tp.partition).position.next_offset)
+            self._assigned = wanted
+
+    async def _snapshot_offsets(self) -> None:
+        assert self._admin is not None
+        rows: list[tuple[str, str, int, int, str]] = []
+        for group in await self._admin.list_consumer_groups():
+            group_id = group[0] if isinstance(group, tuple) else group
+            offsets = await self._admin.list_consumer_group_offsets(group_id)
+            for tp, om in offsets.items():
+                if self.topic_filter(tp.topic) and om.offset >= 0:
+                    rows.append((group_id, tp.topic, tp.partition, om.offset, om.metadata or ""))
+        rows.sort()
+        if rows != self._last_offsets:
+            self.store.save_offsets(rows)
+            self._last_offsets = rows
+
+    async def _archive_once(self, timeout_ms: int) -> int:
+        assert self._consumer is not None
+        if not self._assigned:
+            await asyncio.sleep(timeout_ms / 1000)
+            return 0
+        batches = await self._consumer.getmany(timeout_ms=timeout_ms, max_records=20_000)
+        n = 0
+        for tp, msgs in batches.items():
+            self.store.log(tp.topic, tp.partition).append([_to_row(m) for m in msgs])
+            n += len(msgs)
+        self.archived += n
+        return n
+
+    async def catch_up(self) -> int:
+        """Archive everything up to the current end offsets, then snapshot offsets."""
+        assert self._consumer is not None
+        await self._refresh_assignment()
+        total = 0
+        if self._assigned:
+            ends = await self._consumer.end_offsets(list(self._assigned))
+            while any(
+                self.store.log(tp.topic, tp.partition).position.next_offset < end
+                for tp, end in ends.items()
+            ):
+                total += await self._archive_once(self.flush_ms)
+        await self._snapshot_offsets()
+        return total
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Archive continuously until ``stop`` is set, then catch up once more."""
+        last_meta = last_offsets = 0.0
+        while not stop.is_set():
+            try:
+                await self._archive_once(self.flush_ms)
+                now = time.monotonic()
+                if now - last_offsets >= self.offsets_every_ms / 1000:
+                    await self._snapshot_offsets()
+                    last_offsets = now
+                if now - last_meta >= 1.0:
+                    await self._refresh_assignment()
+                    last_meta = now
+            except Exception:  # the broker may be restarting: keep trying
+                log.exception("archive pass failed; retrying")
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(stop.wait(), 1.0)
+
+
+def _to_row(msg: Any) -> dict[str, Any]:
+    return {
+        "offset": msg.offset,
+        "timestamp_ms": msg.timestamp if msg.timestamp is not None else 0,
+        "key": msg.key,
+        "value": msg.value,
+        "headers": [{"key": k, "value": v} for k, v in (msg.headers or ())],
+    }

@@ -1,0 +1,67 @@
+"""Runtime configuration, read from ``TRIBAL_*`` environment variables (and ``.env``)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class TribalSettings(BaseSettings):
+    """Everything a Tribal process needs to find its services.
+
+    Empty endpoints mean "embedded": ``tribal up`` starts Tansu and PostgreSQL itself
+    and fills them in for its children.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="TRIBAL_", env_file=".env", extra="ignore")
+
+    mode: Literal["embedded", "distributed"] = "embedded"
+    data_dir: Path = Path(".tribal")
+
+    kafka_bootstrap: str = ""
+    topic_prefix: str = "tribal."
+    default_partitions: int = Field(default=6, ge=1)
+    replication_factor: int = Field(default=1, ge=1)
+    topic_partitions: dict[str, int] = Field(default_factory=dict)
+    """Per-topic partition counts, e.g. ``{"memory.turns": 12}`` (names without prefix)."""
+    derived_retention_ms: int = 7 * 24 * 3600 * 1000
+    """Derived topics can be re-derived, so they need not live forever (-1 keeps them)."""
+
+    schema_registry_url: str = ""
+    """Confluent-compatible registry. Empty: the file-backed registry under ``data_dir``."""
+
+    postgres_dsn: str = ""
+    weaviate_url: str = ""
+    weaviate_grpc_port: int = 50051
+
+    api_host: str = "127.0.0.1"
+    api_port: int = 8765
+    worker_id: str = "tribal-worker"
+    consumer_group: str = "tribal"
+    commit_interval: float = Field(default=1.0, gt=0)
+    """Seconds between offset commits: at most this much work is redone after a crash."""
+
+    archive_dir: Path | None = None
+    """Where the topic archive lives. Default: ``data_dir / "archive"``."""
+    archive_flush_ms: int = Field(default=100, ge=1)
+
+    log_level: str = "INFO"
+    log_format: Literal["json", "console"] = "console"
+
+    @property
+    def archive_path(self) -> Path:
+        return self.archive_dir if self.archive_dir is not None else self.data_dir / "archive"
+
+    @property
+    def schema_dir(self) -> Path:
+        return self.data_dir / "schemas"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> TribalSettings:
+    """The process-wide settings, read once."""
+    return TribalSettings()

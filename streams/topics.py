@@ -1,0 +1,105 @@
+"""The topic table of ``shared/ARCHITECTURE.md`` as data, and idempotent creation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from streams.settings import TribalSettings
+
+FOREVER = -1
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    """One topic: its name (without prefix), what keys it, and whether it is a source."""
+
+    name: str
+    key: str
+    events: tuple[str, ...]
+    source: bool
+    partitions: int | None = None
+
+    def full_name(self, settings: TribalSettings) -> str:
+        return f"{settings.topic_prefix}{self.name}"
+
+    def partition_count(self, settings: TribalSettings) -> int:
+        return settings.topic_partitions.get(
+            self.name, self.partitions or settings.default_partitions
+        )
+
+    def retention_ms(self, settings: TribalSettings) -> int:
+        # Source topics are the system of record: they are never deleted.
+        return FOREVER if self.source else settings.derived_retention_ms
+
+    def config(self, settings: TribalSettings) -> dict[str, str]:
+        return {"retention.ms": str(self.retention_ms(settings)), "cleanup.policy": "delete"}
+
+
+TOPICS: tuple[TopicSpec, ...] = (
+    TopicSpec("schema.changes", "db.schema.table", ("TableObserved", "TableDropped"), True),
+    TopicSpec(
+        "files.changes", "repo:path", ("FileChanged", "FileDeleted", "FileSkipped"), True
+    ),
+    TopicSpec("kb.articles", "article id", ("KbArticleUpserted", "KbArticleDeleted"), True),
+    TopicSpec(
+        "memory.turns",
+        "group_id",
+        ("TurnRecorded", "SystemEventRecorded", "MemoryForgotten"),
+        True,
+    ),
+    TopicSpec(
+        "tables.documented", "table FQN", ("TableDocumented", "DomainDocumented"), False
+    ),
+    TopicSpec("chunks", "document id", ("DocumentChunked", "DocumentRetracted"), False),
+    TopicSpec("embeddings", "document id", ("ChunksEmbedded",), False),
+    TopicSpec("memory.episodes", "group_id", ("EpisodeRecorded",), False),
+    TopicSpec(
+        "memory.facts",
+        "group_id",
+        ("EntitiesExtracted", "EntityMerged", "RelationshipAsserted", "RelationshipInvalidated"),
+        False,
+    ),
+    TopicSpec("memory.summaries", "group_id", ("SummaryCreated",), False),
+    # Dead letters are evidence: keep them until someone re-drives or deletes them.
+    TopicSpec("deadletter", "original key", ("DeadLettered",), True, partitions=1),
+)
+
+TOPICS_BY_NAME = {t.name: t for t in TOPICS}
+
+
+def topic(name: str, settings: TribalSettings) -> str:
+    """Full topic name for a short name such as ``"kb.articles"``."""
+    if name not in TOPICS_BY_NAME:
+        raise KeyError(f"unknown topic {name!r}; known: {', '.join(TOPICS_BY_NAME)}")
+    return TOPICS_BY_NAME[name].full_name(settings)
+
+
+async def ensure_topics(
+    settings: TribalSettings, specs: Iterable[TopicSpec] = TOPICS
+) -> list[str]:
+    """Create every missing topic; existing ones are left as they are. Returns the created."""
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+    from aiokafka.errors import TopicAlreadyExistsError
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        wanted = [s for s in specs if s.full_name(settings) not in existing]
+        created: list[str] = []
+        for spec in wanted:
+            new = NewTopic(
+                name=spec.full_name(settings),
+                num_partitions=spec.partition_count(settings),
+                replication_factor=settings.replication_factor,
+                topic_configs=spec.config(settings),
+            )
+            try:
+                await admin.create_topics([new])
+                created.append(new.name)
+            except TopicAlreadyExistsError:
+                pass  # a concurrent starter won the race: same outcome
+        return created
+    finally:
+        await admin.close()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from uuid import UUID
 
-from pydantic import BaseModel
+from pydantic import AwareDatetime, BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
@@ -29,6 +29,7 @@ _PRIMITIVES: dict[type, Any] = {
     bytes: "bytes",
     UUID: {"type": "string", "logicalType": "uuid"},
     datetime: {"type": "long", "logicalType": "timestamp-micros"},
+    AwareDatetime: {"type": "long", "logicalType": "timestamp-micros"},
 }
 
 

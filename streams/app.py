@@ -63,6 +63,9 @@ def create_app(
         "topic_partitions": settings.default_partitions,
         "topic_replication_factor": settings.replication_factor,
         "broker_commit_interval": settings.commit_interval,
+        "broker_rebalance_timeout": settings.rebalance_timeout,
+        "broker_session_timeout": settings.session_timeout,
+        "broker_heartbeat_interval": min(1.0, settings.session_timeout / 3),
         "datadir": str(settings.data_dir / "faust"),
         "producer_linger_ms": 0,
     }

@@ -43,6 +43,9 @@ class TribalSettings(BaseSettings):
     worker_id: str = "tribal-worker"
     consumer_group: str = "tribal"
     commit_interval: float = Field(default=1.0, gt=0)
+    rebalance_timeout: float = Field(default=3.0, gt=0)
+    """Seconds a rebalance waits for members. Tansu always waits this long on a join."""
+    session_timeout: float = Field(default=10.0, gt=0)
     """Seconds between offset commits: at most this much work is redone after a crash."""
 
     archive_dir: Path | None = None

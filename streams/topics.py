@@ -38,9 +38,7 @@ class TopicSpec:
 
 TOPICS: tuple[TopicSpec, ...] = (
     TopicSpec("schema.changes", "db.schema.table", ("TableObserved", "TableDropped"), True),
-    TopicSpec(
-        "files.changes", "repo:path", ("FileChanged", "FileDeleted", "FileSkipped"), True
-    ),
+    TopicSpec("files.changes", "repo:path", ("FileChanged", "FileDeleted", "FileSkipped"), True),
     TopicSpec("kb.articles", "article id", ("KbArticleUpserted", "KbArticleDeleted"), True),
     TopicSpec(
         "memory.turns",
@@ -48,9 +46,7 @@ TOPICS: tuple[TopicSpec, ...] = (
         ("TurnRecorded", "SystemEventRecorded", "MemoryForgotten"),
         True,
     ),
-    TopicSpec(
-        "tables.documented", "table FQN", ("TableDocumented", "DomainDocumented"), False
-    ),
+    TopicSpec("tables.documented", "table FQN", ("TableDocumented", "DomainDocumented"), False),
     TopicSpec("chunks", "document id", ("DocumentChunked", "DocumentRetracted"), False),
     TopicSpec("embeddings", "document id", ("ChunksEmbedded",), False),
     TopicSpec("memory.episodes", "group_id", ("EpisodeRecorded",), False),
@@ -75,9 +71,7 @@ def topic(name: str, settings: TribalSettings) -> str:
     return TOPICS_BY_NAME[name].full_name(settings)
 
 
-async def ensure_topics(
-    settings: TribalSettings, specs: Iterable[TopicSpec] = TOPICS
-) -> list[str]:
+async def ensure_topics(settings: TribalSettings, specs: Iterable[TopicSpec] = TOPICS) -> list[str]:
     """Create every missing topic; existing ones are left as they are. Returns the created."""
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
     from aiokafka.errors import TopicAlreadyExistsError

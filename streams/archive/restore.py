@@ -4,9 +4,10 @@ and every consumer group resumes where it stopped."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
@@ -73,49 +74,82 @@ async def restore_archive(
             ends = await probe.end_offsets(tps)
             for tp in tps:
                 log = store.log(name, tp.partition)
-                count = log.position.records
-                end = ends[tp]
-                if end == count:
-                    report.skipped_partitions += 1
-                    translation[tp] = [r["offset"] for r in log.read()]
-                    continue
-                if end != 0:
+                if ends[tp] != 0:
+                    present = await _count_records(probe, tp)
+                    if present == log.position.records:
+                        report.skipped_partitions += 1
+                        translation[tp] = [r["offset"] for r in log.read()]
+                        continue
                     raise RestoreConflictError(
-                        f"{name}[{tp.partition}] holds {end} records but the archive has "
-                        f"{count}; restore into an empty broker or topic"
+                        f"{name}[{tp.partition}] holds {present} records but the archive has "
+                        f"{log.position.records}; restore into an empty broker or topic"
                     )
-                originals: list[int] = []
-                pending: list[asyncio.Future[object]] = []
-                for row in log.read():
-                    originals.append(row["offset"])
-                    fut = await producer.send(
-                        name,
-                        value=row["value"],
-                        key=row["key"],
-                        partition=tp.partition,
-                        timestamp_ms=row["timestamp_ms"] or None,
-                        headers=[(h["key"], h["value"] or b"") for h in row["headers"]],
-                    )
-                    pending.append(fut)
-                    if len(pending) >= batch:
-                        await asyncio.gather(*pending)
-                        pending.clear()
-                        if progress:
-                            progress(name, len(originals), count)
-                await asyncio.gather(*pending)
-                if progress:
-                    progress(name, len(originals), count)
+                originals, renumbered = await _replay(
+                    producer, log.read(), tp, batch, progress, log.position.records
+                )
                 report.records += len(originals)
                 translation[tp] = originals
-                # the archive now mirrors this broker: resume archiving at its end
-                log.position.next_offset = (await probe.end_offsets([tp]))[tp]
-                log.save_position()
+                if renumbered:
+                    # the archive now mirrors this broker: resume archiving after it
+                    log.position.next_offset = renumbered[-1] + 1
+                    log.save_position()
         await _restore_offsets(bootstrap, store, translation, report)
     finally:
         await probe.stop()
         await producer.stop()
         await admin.close()
     return report
+
+
+async def _replay(
+    producer: AIOKafkaProducer,
+    rows: Iterable[dict[str, Any]],
+    tp: TopicPartition,
+    batch: int,
+    progress: Progress | None,
+    total: int,
+) -> tuple[list[int], list[int]]:
+    """Produce rows in order into one partition; (original offsets, new offsets)."""
+    originals: list[int] = []
+    renumbered: list[int] = []
+    pending: list[asyncio.Future[Any]] = []
+
+    async def drain() -> None:
+        for meta in await asyncio.gather(*pending):
+            renumbered.append(meta.offset)
+        pending.clear()
+        if progress:
+            progress(tp.topic, len(renumbered), total)
+
+    for row in rows:
+        originals.append(row["offset"])
+        fut = await producer.send(
+            tp.topic,
+            value=row["value"],
+            key=row["key"],
+            partition=tp.partition,
+            timestamp_ms=row["timestamp_ms"] or None,
+            headers=[(h["key"], h["value"] or b"") for h in row["headers"]],
+        )
+        pending.append(fut)
+        if len(pending) >= batch:
+            await drain()
+    await drain()
+    return originals, renumbered
+
+
+async def _count_records(consumer: AIOKafkaConsumer, tp: TopicPartition) -> int:
+    # Counted by reading, not from end_offsets: Tansu's high watermark can lag its log.
+    consumer.assign([tp])
+    consumer.seek(tp, 0)
+    seen: set[int] = set()
+    idle = 0
+    while idle < 2:
+        batch = await consumer.getmany(tp, timeout_ms=200)
+        fresh = {m.offset for m in batch.get(tp, [])} - seen
+        seen |= fresh
+        idle = idle + 1 if not fresh else 0
+    return len(seen)
 
 
 async def _wait_for_metadata(consumer: AIOKafkaConsumer, topics: dict[str, object]) -> None:

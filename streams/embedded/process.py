@@ -38,7 +38,9 @@ def port_open(host: str, port: int, timeout: float = 0.2) -> bool:
         return False
 
 
-def wait_until(check: Callable[[], bool], timeout: float, what: str, interval: float = 0.05) -> None:
+def wait_until(
+    check: Callable[[], bool], timeout: float, what: str, interval: float = 0.05
+) -> None:
     """Poll ``check`` until it is true or raise ``TimeoutError`` naming ``what``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -1,0 +1,90 @@
+"""The Starlette application: health, metrics, OpenAPI, and the schema registry."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+
+from api.schema_registry import create_schema_registry_app
+from events.registry import registry_from_settings
+from streams.settings import TribalSettings, get_settings
+
+VERSION = "0.1.0"
+
+
+async def _tcp_ok(hostport: str, timeout: float = 0.5) -> bool:
+    host, _, port = hostport.rpartition(":")
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), timeout)
+    except (OSError, TimeoutError, ValueError):
+        return False
+    writer.close()
+    return True
+
+
+def create_app(settings: TribalSettings | None = None) -> Starlette:
+    """The HTTP API for one set of settings."""
+    settings = settings or get_settings()
+    started = time.time()
+
+    async def healthz(request: Request) -> JSONResponse:
+        checks: dict[str, Any] = {}
+        if settings.kafka_bootstrap:
+            first = settings.kafka_bootstrap.split(",")[0]
+            checks["kafka"] = "ok" if await _tcp_ok(first) else "unreachable"
+        ok = all(v == "ok" for v in checks.values())
+        body = {
+            "status": "ok" if ok else "degraded",
+            "version": VERSION,
+            "mode": settings.mode,
+            "uptime_s": round(time.time() - started, 3),
+            "checks": checks,
+        }
+        return JSONResponse(body, status_code=200 if ok else 503)
+
+    async def openapi(request: Request) -> JSONResponse:
+        return JSONResponse(openapi_document())
+
+    async def metrics(request: Request) -> Response:
+        from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+    routes = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/metrics", metrics, methods=["GET"]),
+        Mount("/schema-registry", app=create_schema_registry_app(registry_from_settings(settings))),
+    ]
+    return Starlette(routes=routes)
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI 3.1 description of the endpoints served so far."""
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Tribal", "version": VERSION},
+        "paths": {
+            "/healthz": {
+                "get": {
+                    "summary": "Liveness and dependency checks",
+                    "responses": {
+                        "200": {"description": "All dependencies reachable"},
+                        "503": {"description": "A dependency is unreachable"},
+                    },
+                }
+            },
+            "/metrics": {
+                "get": {
+                    "summary": "Prometheus metrics",
+                    "responses": {"200": {"description": "text exposition format"}},
+                }
+            },
+        },
+    }

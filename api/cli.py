@@ -1,0 +1,211 @@
+"""The ``tribal`` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn
+
+from streams.settings import TribalSettings
+
+app = typer.Typer(
+    name="tribal",
+    help="Tribal: one live, replayable memory of your schemas, code, help desk and chats.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console(stderr=True)
+
+DataDir = Annotated[
+    Path | None, typer.Option("--data-dir", help="Where embedded state lives (default ./.tribal).")
+]
+
+
+def _settings(data_dir: Path | None = None, **updates: object) -> TribalSettings:
+    settings = TribalSettings()
+    if data_dir is not None:
+        updates["data_dir"] = data_dir
+    clean = {k: v for k, v in updates.items() if v is not None}
+    return settings.model_copy(update=clean) if clean else settings
+
+
+def _bootstrap(settings: TribalSettings, bootstrap: str | None) -> str:
+    if bootstrap:
+        return bootstrap
+    if settings.kafka_bootstrap:
+        return settings.kafka_bootstrap
+    from streams.embedded.supervisor import read_stack_info
+
+    info = read_stack_info(settings.data_dir)
+    if info is None:
+        console.print(
+            "[red]No broker: set TRIBAL_KAFKA_BOOTSTRAP, pass --bootstrap, or run `tribal up`."
+        )
+        raise typer.Exit(2)
+    return info.kafka_bootstrap
+
+
+@app.command()
+def up(
+    data_dir: DataDir = None,
+    api_port: Annotated[int | None, typer.Option(help="API port (default 8765).")] = None,
+) -> None:
+    """Start the embedded stack (Tansu, PostgreSQL, a Faust worker, the API) until Ctrl-C."""
+    from streams.embedded.supervisor import StackInfo, run_stack
+
+    settings = _settings(data_dir, api_port=api_port)
+    t0 = time.monotonic()
+
+    def ready(info: StackInfo) -> None:
+        console.print(f"[green]Tribal is up[/] in {time.monotonic() - t0:.1f}s")
+        console.print(f"  API       {info.api_url}")
+        console.print(f"  health    {info.api_url}/healthz")
+        console.print(f"  metrics   {info.api_url}/metrics")
+        console.print(
+            f"  Kafka API {info.kafka_bootstrap} (Tansu, archived to {settings.archive_path})"
+        )
+        console.print(f"  Postgres  {info.postgres_dsn}")
+        console.print("Press Ctrl-C to stop.")
+
+    asyncio.run(run_stack(settings, lambda m: console.print(f"[dim]{m}[/]"), ready))
+
+
+@app.command()
+def demo(data_dir: DataDir = None) -> None:
+    """Run the embedded stack for a first look (demo data arrives with later releases)."""
+    up(data_dir=data_dir, api_port=None)
+
+
+@app.command()
+def worker(loglevel: Annotated[str | None, typer.Option()] = None) -> None:
+    """Run one Faust worker against TRIBAL_KAFKA_BOOTSTRAP."""
+    from streams.app import run_worker
+
+    run_worker(loglevel=loglevel or TribalSettings().log_level.lower())
+
+
+@app.command()
+def api(host: str = "127.0.0.1", port: int = 8765) -> None:
+    """Serve the HTTP API."""
+    import uvicorn
+
+    from api.app import create_app
+
+    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+
+
+@app.command()
+def topics(bootstrap: Annotated[str | None, typer.Option()] = None) -> None:
+    """Create every Tribal topic that is missing (idempotent)."""
+    from streams.topics import ensure_topics
+
+    settings = _settings()
+    settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, bootstrap)})
+    created = asyncio.run(ensure_topics(settings))
+    console.print(f"created: {', '.join(created) or 'nothing (all exist)'}")
+
+
+@app.command()
+def archive(
+    directory: Annotated[Path, typer.Argument(help="Archive directory.")],
+    bootstrap: Annotated[str | None, typer.Option()] = None,
+    follow: Annotated[bool, typer.Option(help="Keep archiving until Ctrl-C.")] = False,
+) -> None:
+    """Copy every Tribal topic and the committed offsets into an Avro archive."""
+    from streams.archive import ArchiveWriter
+
+    settings = _settings()
+    broker = _bootstrap(settings, bootstrap)
+
+    async def run() -> int:
+        writer = ArchiveWriter(broker, directory, lambda t: t.startswith(settings.topic_prefix))
+        await writer.start()
+        try:
+            n = await writer.catch_up()
+            if follow:
+                stop = asyncio.Event()
+                loop = asyncio.get_running_loop()
+                import signal
+
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.add_signal_handler(sig, stop.set)
+                await writer.run(stop)
+                n += await writer.catch_up()
+            return n + writer.archived - n
+        finally:
+            await writer.stop()
+
+    n = asyncio.run(run())
+    console.print(f"archived {n} new records into {directory}")
+
+
+@app.command()
+def restore(
+    directory: Annotated[Path, typer.Argument(help="Archive directory.")],
+    bootstrap: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Replay an archive into a broker: same records, same order, same group offsets."""
+    from streams.archive import restore_archive
+
+    settings = _settings()
+    broker = _bootstrap(settings, bootstrap)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        console=console,
+    ) as progress:
+        tasks: dict[str, int] = {}
+
+        def on_progress(topic: str, done: int, total: int) -> None:
+            if topic not in tasks:
+                tasks[topic] = progress.add_task(topic, total=total)
+            progress.update(tasks[topic], completed=done, total=total)
+
+        report = asyncio.run(restore_archive(broker, directory, on_progress))
+    console.print(
+        f"restored {report.records} records into {report.topics} topics "
+        f"({report.skipped_partitions} partitions already present); "
+        f"offsets of {len(report.groups)} group(s)"
+    )
+
+
+@app.command()
+def status(
+    data_dir: DataDir = None, as_json: Annotated[bool, typer.Option("--json")] = False
+) -> None:
+    """Show the running embedded stack's endpoints."""
+    from streams.embedded.supervisor import read_stack_info
+
+    settings = _settings(data_dir)
+    info = read_stack_info(settings.data_dir)
+    if info is None:
+        console.print("not running")
+        raise typer.Exit(1)
+    if as_json:
+        print(json.dumps(info.__dict__))
+    else:
+        for k, v in info.__dict__.items():
+            console.print(f"{k:16} {v}")
+
+
+def main() -> None:
+    logging.basicConfig(
+        level=os.environ.get("TRIBAL_LOG_LEVEL", "WARNING"),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    app()
+
+
+if __name__ == "__main__":
+    main()

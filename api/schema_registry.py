@@ -1,0 +1,81 @@
+"""The Confluent Schema Registry REST subset, served over any :class:`SchemaRegistry`.
+
+Lets other processes (Faust workers, Kafka tools) share Tribal's embedded file
+registry through ``ConfluentHttpRegistry`` or any Confluent client.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from events.registry.base import InvalidSchemaError, SchemaNotFoundError, SchemaRegistry
+from events.registry.compat import IncompatibleSchemaError
+
+CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+
+
+class _Reply(JSONResponse):
+    media_type = CONTENT_TYPE
+
+
+def _error(status: int, error_code: int, message: str) -> _Reply:
+    return _Reply({"error_code": error_code, "message": message}, status_code=status)
+
+
+def schema_registry_routes(registry: SchemaRegistry) -> list[Route]:
+    """Routes for ``/subjects``, ``/subjects/{s}/versions[/latest]`` and ``/schemas/ids/{id}``."""
+
+    async def register(request: Request) -> _Reply:
+        subject = request.path_params["subject"]
+        try:
+            body: dict[str, Any] = json.loads(await request.body())
+            schema = json.loads(body["schema"])
+        except (ValueError, KeyError, TypeError) as exc:
+            return _error(422, 42201, f"Invalid schema: {exc}")
+        if body.get("schemaType", "AVRO") != "AVRO" or not isinstance(schema, dict):
+            return _error(422, 42201, "Invalid schema: only Avro record schemas are supported")
+        try:
+            schema_id = await run_in_threadpool(registry.register, subject, schema)
+        except IncompatibleSchemaError as exc:
+            return _error(409, 409, f"Schema being registered is incompatible: {exc}")
+        except InvalidSchemaError as exc:
+            return _error(422, 42201, str(exc))
+        return _Reply({"id": schema_id})
+
+    async def by_id(request: Request) -> _Reply:
+        schema_id = request.path_params["schema_id"]
+        try:
+            schema = await run_in_threadpool(registry.get_by_id, schema_id)
+        except SchemaNotFoundError:
+            return _error(404, 40403, f"Schema {schema_id} not found")
+        return _Reply({"schema": json.dumps(schema)})
+
+    async def latest(request: Request) -> _Reply:
+        subject = request.path_params["subject"]
+        found = await run_in_threadpool(registry.latest, subject)
+        if found is None:
+            return _error(404, 40401, f"Subject '{subject}' not found.")
+        schema_id, schema = found
+        return _Reply({"subject": subject, "id": schema_id, "schema": json.dumps(schema)})
+
+    async def subjects(request: Request) -> _Reply:
+        return _Reply(await run_in_threadpool(registry.subjects))
+
+    return [
+        Route("/subjects", subjects, methods=["GET"]),
+        Route("/subjects/{subject}/versions", register, methods=["POST"]),
+        Route("/subjects/{subject}/versions/latest", latest, methods=["GET"]),
+        Route("/schemas/ids/{schema_id:int}", by_id, methods=["GET"]),
+    ]
+
+
+def create_schema_registry_app(registry: SchemaRegistry) -> Starlette:
+    """A standalone Starlette app serving ``registry`` (mount it or run it with uvicorn)."""
+    return Starlette(routes=schema_registry_routes(registry))

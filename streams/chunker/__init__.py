@@ -1,0 +1,1 @@
+"""Chunking: documents in, semantic chunks out (seed 004). Pure functions only."""

@@ -12,6 +12,7 @@ mid-append leaves a torn tail that the next open truncates away.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -113,35 +114,40 @@ class PartitionLog:
         return Position(**json.loads(path.read_text()))
 
     def _truncate_torn_tail(self) -> None:
+        # Segments begun after the last saved position hold nothing acknowledged; with
+        # no saved position at all (a crash in the first append), none of them do.
+        for other in self.dir.glob("*.avro"):
+            if other.name > self.position.segment:
+                other.unlink()
         if not self.position.segment:
             return
         seg = self.dir / self.position.segment
         if seg.exists() and seg.stat().st_size > self.position.valid_bytes:
             with open(seg, "r+b") as f:
                 f.truncate(self.position.valid_bytes)
-        # Segments begun after the last saved position hold nothing acknowledged.
-        for other in self.dir.glob("*.avro"):
-            if other.name > self.position.segment:
-                other.unlink()
 
     def append(self, records: list[dict[str, Any]]) -> None:
         """Append records (in offset order) durably, then advance the position."""
         if not records:
             return
         pos = self.position
-        if not pos.segment or pos.valid_bytes >= SEGMENT_BYTES:
-            pos.segment = f"{records[0]['offset']:020d}.avro"
-            pos.valid_bytes = 0
-        seg = self.dir / pos.segment
-        with open(seg, "a+b") as f:
-            f.seek(pos.valid_bytes)
+        segment, valid = pos.segment, pos.valid_bytes
+        if not segment or valid >= SEGMENT_BYTES:
+            segment, valid = f"{records[0]['offset']:020d}.avro", 0
+        # The position moves only once the block is durable, so an append that fails
+        # midway (and is retried by the same process) leaves it where it was.
+        with open(self.dir / segment, "a+b") as f:
+            # "a" mode writes at the end whatever we seek to: cut off what a failed
+            # append left behind first, or the next block would follow the torn bytes.
+            f.truncate(valid)
+            f.seek(valid)
             fastavro.writer(f, RECORD_SCHEMA, records, codec="null", sync_interval=1 << 20)
             f.flush()
             os.fsync(f.fileno())
             size = f.tell()
-        if pos.valid_bytes == 0:
+        if valid == 0:
             _fsync_dir(self.dir)
-        pos.valid_bytes = size
+        pos.segment, pos.valid_bytes = segment, size
         pos.next_offset = int(records[-1]["offset"]) + 1
         pos.records += len(records)
         self.save_position()
@@ -151,12 +157,19 @@ class PartitionLog:
 
     def read(self) -> Iterator[dict[str, Any]]:
         """Every archived record, oldest first."""
+        tail = self.position.segment
         for seg in sorted(self.dir.glob("*.avro")):
-            limit = self.position.valid_bytes if seg.name == self.position.segment else None
+            if seg.name > tail:
+                continue  # begun by an append that has not been acknowledged
             with open(seg, "rb") as f:
-                if limit is not None and limit == 0:
-                    continue
-                yield from fastavro.reader(f)  # type: ignore[misc]
+                if seg.name == tail:
+                    # Bytes past valid_bytes belong to an unfinished append.
+                    data = f.read(self.position.valid_bytes)
+                    if not data:
+                        continue
+                    yield from fastavro.reader(io.BytesIO(data))  # type: ignore[misc]
+                else:
+                    yield from fastavro.reader(f)  # type: ignore[misc]
 
 
 class ArchiveStore:

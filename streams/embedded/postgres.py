@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import hashlib
 import importlib.util
 import os
 import pwd
@@ -92,13 +93,14 @@ class EmbeddedPostgres:
         durable: bool = True,
         os_user: str | None = None,
     ) -> None:
-        self.data_dir = Path(data_dir).absolute()
+        self.requested_dir = Path(data_dir).absolute()
+        self.os_user = os_user
+        self.data_dir = self._resolve_data_dir(self.requested_dir)
         self.host = host
         self.port = port
         self.log_path = log_path or self.data_dir.parent / f"{self.data_dir.name}.log"
         self.tie_to_parent = tie_to_parent
         self.durable = durable
-        self.os_user = os_user
         self.owned = False
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -127,6 +129,49 @@ class EmbeddedPostgres:
         if account is None:
             return None, None, None
         return account.pw_uid, account.pw_gid, []
+
+    def _resolve_data_dir(self, requested: Path) -> Path:
+        """Where the cluster lives: ``requested``, unless the server's account can't reach it.
+
+        As root the server runs as an unprivileged account, and a data directory under
+        a private home (``/root`` is 0700) is out of its reach. Rather than loosen the
+        permissions of the user's directories, the cluster then lives under
+        ``/var/lib/tribal/postgres/<hash>`` and a note in ``requested`` says so.
+        """
+        account = self._account()
+        if account is None or self._unreachable(requested, account) is None:
+            return requested
+        digest = hashlib.sha256(str(requested).encode()).hexdigest()[:16]
+        base = Path(os.environ.get("TRIBAL_POSTGRES_RELOCATE_DIR", "/var/lib/tribal/postgres"))
+        base.mkdir(parents=True, exist_ok=True)
+        for parent in (base, *base.parents):
+            if parent.stat().st_uid == 0 and not parent.stat().st_mode & stat.S_IXOTH:
+                parent.chmod(parent.stat().st_mode | stat.S_IXOTH)
+        requested.mkdir(parents=True, exist_ok=True)
+        note = requested / "RELOCATED"
+        target = base / digest
+        if not note.exists():
+            note.write_text(
+                f"PostgreSQL runs as {account.pw_name!r}, which cannot reach this directory;"
+                f"\nits data directory is {target}\n"
+            )
+        return target
+
+    @staticmethod
+    def _unreachable(path: Path, account: pwd.struct_passwd) -> Path | None:
+        for parent in path.parents:
+            if not parent.exists():
+                continue
+            st = parent.stat()
+            if st.st_uid == account.pw_uid:
+                ok = bool(st.st_mode & stat.S_IXUSR)
+            elif st.st_gid == account.pw_gid:
+                ok = bool(st.st_mode & stat.S_IXGRP)
+            else:
+                ok = bool(st.st_mode & stat.S_IXOTH)
+            if not ok:
+                return parent
+        return None
 
     def _check_reachable(self, account: pwd.struct_passwd) -> None:
         # Every parent must be searchable by the server's account, or initdb fails

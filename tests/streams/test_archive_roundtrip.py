@@ -1,0 +1,238 @@
+"""Archive a broker's topics and committed offsets, restore them into a fresh Tansu.
+
+Runs against Apache Kafka and Tansu. Records are counted by consuming unique
+(partition, offset) pairs: Tansu's high watermark can lag its log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.structs import OffsetAndMetadata
+
+from streams.archive import ArchiveStore, ArchiveWriter, restore_archive
+from streams.archive.restore import RestoreConflictError
+from streams.embedded.tansu import TansuBroker
+from tests.harness import Broker
+
+PARTITIONS = 3
+
+Record = tuple[int, bytes | None, bytes | None, tuple[tuple[str, bytes | None], ...], int]
+"""(offset, key, value, headers, timestamp_ms) as a consumer sees it."""
+
+
+@dataclass
+class Topics:
+    prefix: str
+    names: list[str]
+
+    def matches(self, topic: str) -> bool:
+        return topic.startswith(self.prefix)
+
+
+@pytest.fixture
+def topics() -> Topics:
+    prefix = f"t{uuid.uuid4().hex[:8]}."
+    return Topics(prefix, [f"{prefix}turns", f"{prefix}facts"])
+
+
+@pytest.fixture
+def target() -> Iterator[TansuBroker]:
+    """A fresh, empty Tansu to restore into."""
+    with TansuBroker() as fresh:
+        yield fresh
+
+
+@pytest.fixture
+async def source(broker: Broker, topics: Topics) -> AsyncIterator[Broker]:
+    await _create(broker.bootstrap, topics.names)
+    yield broker
+
+
+async def _create(bootstrap: str, names: list[str], partitions: int = PARTITIONS) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(n, partitions, 1) for n in names])
+        for _ in range(50):
+            described = await admin.describe_topics(names)
+            if all(len(d["partitions"]) == partitions for d in described):
+                return
+            await asyncio.sleep(0.1)
+    finally:
+        await admin.close()
+
+
+async def _produce(bootstrap: str, names: list[str], per_topic: int, tag: str = "") -> None:
+    """Keys, headers (one with no value), empty and null values, and multi-record batches."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, acks="all")
+    await producer.start()
+    try:
+        for name in names:
+            pending = []
+            for i in range(per_topic):
+                key = f"group-{i % 5}".encode() if i % 7 else None
+                value = None if i % 11 == 10 else (b"" if i % 13 == 12 else f"{tag}{name}:{i}".encode())
+                headers = [("seq", str(i).encode()), ("none", None)] if i % 2 else []
+                fut = await producer.send(
+                    name, value=value, key=key, partition=i % PARTITIONS, headers=headers
+                )
+                pending.append(fut)
+                if i % 10 == 9:  # most go out as batches of several records, some alone
+                    await asyncio.gather(*pending)
+                    pending.clear()
+                    await producer.send_and_wait(
+                        name, f"{tag}single:{i}".encode(), key=b"single", partition=i % PARTITIONS
+                    )
+            await asyncio.gather(*pending)
+    finally:
+        await producer.stop()
+
+
+async def _read_partition(consumer: AIOKafkaConsumer, tp: TopicPartition) -> list[Record]:
+    consumer.assign([tp])
+    consumer.seek(tp, 0)
+    seen: dict[int, Record] = {}
+    idle = 0
+    while idle < 3:
+        batch = await consumer.getmany(tp, timeout_ms=300)
+        fresh = [m for m in batch.get(tp, []) if m.offset not in seen]
+        for m in fresh:
+            headers = tuple((k, v) for k, v in (m.headers or ()))
+            seen[m.offset] = (m.offset, m.key, m.value, headers, m.timestamp)
+        idle = idle + 1 if not fresh else 0
+    return [seen[o] for o in sorted(seen)]
+
+
+async def _read_all(bootstrap: str, names: list[str]) -> dict[TopicPartition, list[Record]]:
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
+    await consumer.start()
+    try:
+        return {
+            tp: await _read_partition(consumer, tp)
+            for name in names
+            for tp in (TopicPartition(name, p) for p in range(PARTITIONS))
+        }
+    finally:
+        await consumer.stop()
+
+
+async def _commit(bootstrap: str, group: str, offsets: dict[TopicPartition, int]) -> None:
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        consumer.assign(list(offsets))
+        await consumer.commit({tp: OffsetAndMetadata(o, "") for tp, o in offsets.items()})
+    finally:
+        await consumer.stop()
+
+
+async def _committed(bootstrap: str, group: str, tps: list[TopicPartition]) -> dict[TopicPartition, Any]:
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        consumer.assign(tps)
+        return {tp: await consumer.committed(tp) for tp in tps}
+    finally:
+        await consumer.stop()
+
+
+async def _archive(bootstrap: str, root: Path, topics: Topics) -> int:
+    writer = ArchiveWriter(bootstrap, root, topics.matches, flush_ms=100)
+    await writer.start()
+    try:
+        return await writer.catch_up()
+    finally:
+        await writer.stop()
+
+
+def _archived_offsets(root: Path, topics: Topics) -> dict[TopicPartition, list[int]]:
+    store = ArchiveStore(root)
+    return {
+        TopicPartition(name, p): [r["offset"] for r in store.log(name, p).read()]
+        for name in topics.names
+        for p in range(PARTITIONS)
+    }
+
+
+async def test_a_restored_broker_holds_every_record_and_committed_offset(
+    source: Broker, topics: Topics, target: TansuBroker, tmp_path: Path
+) -> None:
+    await _produce(source.bootstrap, topics.names, per_topic=60)
+    original = await _read_all(source.bootstrap, topics.names)
+    assert sum(len(v) for v in original.values()) == 2 * (60 + 6)
+    group = f"g-{topics.prefix}"
+    commits = {tp: len(records) // 2 for tp, records in original.items()}
+    commits[TopicPartition(topics.names[0], 0)] = len(original[TopicPartition(topics.names[0], 0)])
+    await _commit(source.bootstrap, group, commits)
+
+    archived = await _archive(source.bootstrap, tmp_path, topics)
+    assert archived == 2 * (60 + 6)
+
+    report = await restore_archive(target.bootstrap, tmp_path)
+
+    assert report.records == archived
+    assert report.topics == 2
+    assert report.skipped_partitions == 0
+    assert group in report.groups
+    assert await _read_all(target.bootstrap, topics.names) == original
+    restored = await _committed(target.bootstrap, group, list(commits))
+    assert restored == commits
+
+
+async def test_restoring_twice_is_harmless(
+    source: Broker, topics: Topics, target: TansuBroker, tmp_path: Path
+) -> None:
+    await _produce(source.bootstrap, topics.names, per_topic=30)
+    group = f"g-{topics.prefix}"
+    await _commit(source.bootstrap, group, {TopicPartition(topics.names[1], 2): 4})
+    await _archive(source.bootstrap, tmp_path, topics)
+    await restore_archive(target.bootstrap, tmp_path)
+    first = await _read_all(target.bootstrap, topics.names)
+
+    again = await restore_archive(target.bootstrap, tmp_path)
+
+    assert again.records == 0
+    assert again.skipped_partitions == 2 * PARTITIONS
+    assert await _read_all(target.bootstrap, topics.names) == first
+    committed = await _committed(target.bootstrap, group, [TopicPartition(topics.names[1], 2)])
+    assert committed == {TopicPartition(topics.names[1], 2): 4}
+
+
+async def test_restoring_into_a_partition_holding_other_data_is_refused(
+    source: Broker, topics: Topics, target: TansuBroker, tmp_path: Path
+) -> None:
+    await _produce(source.bootstrap, topics.names, per_topic=20)
+    await _archive(source.bootstrap, tmp_path, topics)
+    await _create(target.bootstrap, topics.names)
+    await _produce(target.bootstrap, topics.names[:1], per_topic=4, tag="other")
+
+    with pytest.raises(RestoreConflictError, match=topics.names[0]):
+        await restore_archive(target.bootstrap, tmp_path)
+
+
+async def test_the_writer_resumes_after_a_restart_without_duplicates(
+    source: Broker, topics: Topics, tmp_path: Path
+) -> None:
+    await _produce(source.bootstrap, topics.names, per_topic=25)
+    first = await _archive(source.bootstrap, tmp_path, topics)
+    await _produce(source.bootstrap, topics.names, per_topic=25, tag="later")
+
+    second = await _archive(source.bootstrap, tmp_path, topics)
+
+    on_broker = await _read_all(source.bootstrap, topics.names)
+    archived = _archived_offsets(tmp_path, topics)
+    assert first + second == sum(len(v) for v in on_broker.values()) == 2 * 2 * (25 + 2)
+    for tp, records in on_broker.items():
+        assert archived[tp] == [r[0] for r in records], tp
+    store = ArchiveStore(tmp_path)
+    for tp, offsets in archived.items():
+        assert store.log(tp.topic, tp.partition).position.records == len(offsets)

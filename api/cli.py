@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
 from streams.settings import TribalSettings
 
@@ -164,7 +164,7 @@ def restore(
         TextColumn("{task.completed}/{task.total}"),
         console=console,
     ) as progress:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def on_progress(topic: str, done: int, total: int) -> None:
             if topic not in tasks:

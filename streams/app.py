@@ -6,6 +6,7 @@ so an undecodable record becomes a dead letter instead of an exception inside Fa
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from events.base import Event
 from events.registry import registry_from_settings
 from events.serde import EventSerde
 from streams.settings import TribalSettings, get_settings
-from streams.topics import topic
+from streams.topics import ensure_topics, topic
 from streams.wiring import Handler, Processor
 
 log = logging.getLogger(__name__)
@@ -106,5 +107,9 @@ def run_worker(settings: TribalSettings | None = None, loglevel: str = "warning"
     """Run a Faust worker in this process until SIGTERM/SIGINT (blocking)."""
     settings = settings or get_settings()
     app = create_app(settings)
+    # Topics are created idempotently at start, with Tribal's partitions and retention,
+    # before Faust could auto-create them with broker defaults.
+    asyncio.run(ensure_topics(settings))
+    asyncio.set_event_loop(asyncio.new_event_loop())  # asyncio.run closed the last one
     worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
     worker.execute_from_commandline()

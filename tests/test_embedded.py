@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -18,8 +19,8 @@ import pytest
 
 from events.chunks import DocumentChunked
 from streams.embedded.process import free_port
-from tests.harness.pipeline import REPO, Pipeline, eventually, kb_article
 from streams.settings import TribalSettings
+from tests.harness.pipeline import REPO, Pipeline, eventually, kb_article
 
 pytestmark = pytest.mark.slow
 
@@ -48,9 +49,10 @@ class Stack:
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, self.log()
             try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200 and (
-                    self.data_dir / "stack.json"
-                ).exists():
+                if (
+                    httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200
+                    and (self.data_dir / "stack.json").exists()
+                ):
                     return self
             except httpx.HTTPError:
                 pass
@@ -102,7 +104,8 @@ def data_dir() -> Iterator[Path]:
 
 
 async def _chunk_docs(pipeline: Pipeline) -> list[str]:
-    return [d.document_id for d in await pipeline.decoded("chunks") if isinstance(d, DocumentChunked)]
+    events = await pipeline.decoded("chunks")
+    return [d.document_id for d in events if isinstance(d, DocumentChunked)]
 
 
 async def _wait_for_chunks(pipeline: Pipeline, n: int) -> None:
@@ -117,7 +120,8 @@ async def test_tribal_up_answers_healthz_and_restarts_without_losing_or_reproces
 ) -> None:
     stack = Stack(data_dir).start()
     try:
-        health = httpx.get(f"{stack.url}/healthz").json()
+        async with httpx.AsyncClient() as client:
+            health = (await client.get(f"{stack.url}/healthz")).json()
         assert health["status"] == "ok"
         pipeline = stack.pipeline()
         await pipeline.produce("kb.articles", [(f"kb-{n}", kb_article(n)) for n in range(10)])
@@ -126,7 +130,7 @@ async def test_tribal_up_answers_healthz_and_restarts_without_losing_or_reproces
     finally:
         if stack.proc and stack.proc.poll() is None:
             stack.kill()
-    time.sleep(0.5)
+    await asyncio.sleep(0.5)
     assert stack.children() == [], "orphans after a clean stop"
 
     again = Stack(data_dir).start()
@@ -137,7 +141,7 @@ async def test_tribal_up_answers_healthz_and_restarts_without_losing_or_reproces
         # ten, there would be more than eleven chunk events.
         await pipeline.produce("kb.articles", [("kb-10", kb_article(10))])
         await _wait_for_chunks(pipeline, 11)
-        time.sleep(2)
+        await asyncio.sleep(2)
         docs = await _chunk_docs(pipeline)
         assert sorted(docs) == sorted(f"kb:kb-{n}" for n in range(11))
         assert again.stop() == 0
@@ -156,9 +160,11 @@ async def test_after_kill_9_nothing_is_lost_and_at_most_the_last_batch_is_redone
         await _wait_for_chunks(pipeline, 10)
     finally:
         stack.kill()
-    deadline = time.monotonic() + 15
-    while stack.children() and time.monotonic() < deadline:
-        time.sleep(0.2)
+
+    async def orphans_gone() -> bool:
+        return not stack.children()
+
+    await eventually(orphans_gone, timeout=15, interval=0.2)
     assert stack.children() == [], "children outlived a SIGKILLed supervisor"
 
     again = Stack(data_dir).start()
@@ -167,7 +173,7 @@ async def test_after_kill_9_nothing_is_lost_and_at_most_the_last_batch_is_redone
         assert len(await pipeline.read_all("kb.articles")) == 10
         await pipeline.produce("kb.articles", [("kb-10", kb_article(10))])
         await _wait_for_chunks(pipeline, 11)
-        time.sleep(2)
+        await asyncio.sleep(2)
         docs = await _chunk_docs(pipeline)
         assert set(docs) == {f"kb:kb-{n}" for n in range(11)}
         # re-processing is bounded by the one batch that was not yet committed

@@ -20,13 +20,14 @@ from typing import Any
 from rich.console import Console
 
 from .brokers import BROKERS
-from .measure import Load, Result
+from .measure import FETCH_MAX_WAIT_MS, Load, Result
 from .paths import bare, through_worker
 from .report import machine, overheads, print_report
 from .startup import startup_runs
+from .worker import FETCH_WAIT_KEY
 
 KB = 1024
-PATHS = ("aiokafka", "relay", "faust")
+PATHS = ("aiokafka", "relay", "faust", "faust+fix")
 
 FAUST_SETTINGS: dict[str, Any] = {
     # Tuned on 2 cores against both brokers; everything else is create_app's.
@@ -71,7 +72,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def _bench(args: argparse.Namespace, faust_settings: dict[str, Any], console: Console) -> list[Result]:
+async def _bench(
+    args: argparse.Namespace, faust_settings: dict[str, Any], console: Console
+) -> list[Result]:
     loads = _loads(args)
     sizes = [int(s) * KB for s in args.sizes.split(",")]
     paths = [p for p in args.paths.split(",") if p]
@@ -87,8 +90,12 @@ async def _bench(args: argparse.Namespace, faust_settings: dict[str, Any], conso
                         row = await bare(broker, size, load)
                     elif path == "relay":
                         row = await through_worker(broker, size, load, "relay", {})
-                    else:
+                    elif path == "faust":
                         row = await through_worker(broker, size, load, "faust", faust_settings)
+                    else:
+                        fixed = {**faust_settings, FETCH_WAIT_KEY: FETCH_MAX_WAIT_MS}
+                        row = await through_worker(broker, size, load, "faust", fixed)
+                        row.path = path
                     rows.append(row)
                     console.print(
                         f"  {path:8} {size // KB:>3} KB: {row.msgs_per_s:>9,.0f} msg/s  "
@@ -100,7 +107,7 @@ async def _bench(args: argparse.Namespace, faust_settings: dict[str, Any], conso
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
-    console = Console()
+    console = Console(width=max(Console().width, 150))
     faust_settings = dict(FAUST_SETTINGS)
     for item in args.faust_set:
         key, _, raw = item.partition("=")

@@ -94,7 +94,9 @@ async def bare(broker: Broker, size: int, load: Load) -> Result:
         shutil.rmtree(data_dir, ignore_errors=True)
 
 
-def _article_maker(settings: TribalSettings, size: int) -> Callable[[str, int], tuple[bytes, bytes]]:
+def _article_maker(
+    settings: TribalSettings, size: int
+) -> Callable[[str, int], tuple[bytes, bytes]]:
     """Avro ``KbArticleUpserted`` records whose encoded value is about ``size`` bytes."""
     serde = EventSerde(FileSchemaRegistry(settings.schema_dir))
     source = topic(SOURCE, settings)
@@ -130,9 +132,7 @@ async def through_worker(
     worker: ChildProcess | None = None
     try:
         settings = _settings(broker, data_dir)
-        await ensure_topics(
-            settings, [TOPICS_BY_NAME[n] for n in (SOURCE, DERIVED, "deadletter")]
-        )
+        await ensure_topics(settings, [TOPICS_BY_NAME[n] for n in (SOURCE, DERIVED, "deadletter")])
         make = _article_maker(settings, size)  # registers the schema before the worker reads
         env = dict(os.environ)
         env.update(

@@ -29,16 +29,14 @@ def machine() -> dict[str, Any]:
 
 
 def _find(rows: list[Result], broker: str, path: str, size: int) -> Result | None:
-    return next(
-        (r for r in rows if (r.broker, r.path, r.size) == (broker, path, size)), None
-    )
+    return next((r for r in rows if (r.broker, r.path, r.size) == (broker, path, size)), None)
 
 
 def overheads(rows: list[Result]) -> list[dict[str, Any]]:
     """Faust against bare aiokafka (and against the aiokafka relay), per broker and size."""
     out: list[dict[str, Any]] = []
-    for faust in (r for r in rows if r.path == "faust"):
-        entry: dict[str, Any] = {"broker": faust.broker, "size": faust.size}
+    for faust in (r for r in rows if r.path.startswith("faust")):
+        entry: dict[str, Any] = {"broker": faust.broker, "path": faust.path, "size": faust.size}
         for base_path in ("aiokafka", "relay"):
             base = _find(rows, faust.broker, base_path, faust.size)
             if base is None:
@@ -86,7 +84,7 @@ def print_report(doc: dict[str, Any], console: Console) -> None:
 
     if doc["faust_overhead"]:
         over = Table(title="Faust overhead (positive = worse)", title_justify="left")
-        for column in ("broker", "size", "thr vs aiokafka", "p50 vs aiokafka"):
+        for column in ("broker", "path", "size", "thr vs aiokafka", "p50 vs aiokafka"):
             over.add_column(column)
         over.add_column("thr vs relay")
         over.add_column("p50 vs relay")
@@ -97,6 +95,7 @@ def print_report(doc: dict[str, Any], console: Console) -> None:
             met = o.get("target_met")
             over.add_row(
                 o["broker"],
+                o["path"],
                 _size(o["size"]),
                 f"{a.get('throughput_pct', float('nan')):+.1f}%",
                 f"{a.get('p50_pct', float('nan')):+.1f}%",

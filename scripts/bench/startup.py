@@ -15,11 +15,16 @@ from streams.settings import TribalSettings
 TARGET_WARM_S = 10.0
 
 
-async def start_once() -> dict[str, Any]:
-    """Seconds to a healthy stack on a fresh data directory, and the stack's own timings."""
+def _fresh_data_dir() -> Path:
     data_dir = Path(tempfile.mkdtemp(prefix="tribal-bench-up-"))
     # As root, PostgreSQL runs as an unprivileged account that must reach its data dir.
     data_dir.chmod(0o755)
+    return data_dir
+
+
+async def start_once() -> dict[str, Any]:
+    """Seconds to a healthy stack on a fresh data directory, and the stack's own timings."""
+    data_dir = _fresh_data_dir()
     settings = TribalSettings().model_copy(
         update={
             "data_dir": data_dir,
@@ -37,7 +42,10 @@ async def start_once() -> dict[str, Any]:
     finally:
         await stack.stop()
         shutil.rmtree(data_dir, ignore_errors=True)
-    return {"seconds": round(seconds, 3), "phases": {k: round(v, 3) for k, v in info.timings.items()}}
+    return {
+        "seconds": round(seconds, 3),
+        "phases": {k: round(v, 3) for k, v in info.timings.items()},
+    }
 
 
 async def startup_runs(runs: int = 2) -> dict[str, Any]:

@@ -29,9 +29,13 @@ from streams.settings import TribalSettings
 from streams.topics import TOPICS_BY_NAME, topic
 from streams.wiring import Emit, Handler
 
+from .measure import FETCH_MAX_WAIT_MS
+
 SOURCE = "kb.articles"
 DERIVED = "chunks"
 AGENT = "bench_passthrough"
+FETCH_WAIT_KEY = "fetch_max_wait_ms"
+"""Not a Faust setting: the bench worker applies it by :func:`shorten_fetch_wait`."""
 
 
 def passthrough(event: Event) -> Iterable[Emit]:
@@ -40,10 +44,36 @@ def passthrough(event: Event) -> Iterable[Emit]:
     return [Emit(DERIVED, event.article_id, event)]
 
 
+def shorten_fetch_wait(milliseconds: int) -> None:
+    """Make Faust's worker consumer wait at most ``milliseconds`` per fetch.
+
+    faust-streaming's aiokafka driver hard-codes ``fetch_max_wait_ms=1500`` and no
+    setting reaches it. Apache Kafka answers a fetch as soon as data arrives, so it
+    does not matter there; Tansu holds the fetch for the whole wait, which costs
+    every Faust hop about a second of latency. This is the fix proposed for
+    :mod:`streams.app`, applied here only when the bench asks for it.
+    """
+    from faust.transport.drivers.aiokafka import AIOKafkaConsumerThread
+
+    create = AIOKafkaConsumerThread._create_worker_consumer
+
+    def patched(self: Any, transport: Any) -> Any:
+        consumer = create(self, transport)
+        consumer._fetch_max_wait_ms = milliseconds  # read by AIOKafkaConsumer.start()
+        return consumer
+
+    AIOKafkaConsumerThread._create_worker_consumer = patched  # type: ignore[method-assign]
+
+
 def run_faust(settings: TribalSettings, overrides: dict[str, Any]) -> None:
     import faust
 
     from streams.app import AgentSpec, create_app
+
+    overrides = dict(overrides)
+    fetch_wait = overrides.pop(FETCH_WAIT_KEY, None)
+    if fetch_wait is not None:
+        shorten_fetch_wait(int(fetch_wait))
 
     spec = AgentSpec(AGENT, SOURCE, passthrough, (KbArticleUpserted,))
     app = create_app(settings, agents=[spec], **overrides)
@@ -56,7 +86,10 @@ async def run_relay(settings: TribalSettings) -> None:
     from aiokafka.structs import TopicPartition
 
     handler = Handler(
-        AGENT, passthrough, (KbArticleUpserted,), EventSerde(registry_from_settings(settings)),
+        AGENT,
+        passthrough,
+        (KbArticleUpserted,),
+        EventSerde(registry_from_settings(settings)),
         settings,
     )
     source = topic(SOURCE, settings)
@@ -67,6 +100,7 @@ async def run_relay(settings: TribalSettings) -> None:
         enable_auto_commit=False,
         auto_offset_reset="earliest",
         max_partition_fetch_bytes=4 * 1024 * 1024,
+        fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
     )
     producer = AIOKafkaProducer(
         bootstrap_servers=settings.kafka_bootstrap, max_request_size=4 * 1024 * 1024, linger_ms=0

@@ -75,7 +75,7 @@ async def restore_archive(
             for tp in tps:
                 log = store.log(name, tp.partition)
                 if ends[tp] != 0:
-                    present = await _count_records(probe, tp)
+                    present = await _count_records(probe, tp, ends[tp])
                     if present == log.position.records:
                         report.skipped_partitions += 1
                         translation[tp] = [r["offset"] for r in log.read()]
@@ -129,7 +129,7 @@ async def _replay(
             key=row["key"],
             partition=tp.partition,
             timestamp_ms=row["timestamp_ms"] or None,
-            headers=[(h["key"], h["value"] or b"") for h in row["headers"]],
+            headers=[(h["key"], h["value"]) for h in row["headers"]],
         )
         pending.append(fut)
         if len(pending) >= batch:
@@ -138,13 +138,19 @@ async def _replay(
     return originals, renumbered
 
 
-async def _count_records(consumer: AIOKafkaConsumer, tp: TopicPartition) -> int:
+async def _count_records(
+    consumer: AIOKafkaConsumer, tp: TopicPartition, at_least_until: int, deadline_s: float = 30.0
+) -> int:
     # Counted by reading, not from end_offsets: Tansu's high watermark can lag its log.
+    # It never runs ahead of it, though, so it bounds how far we must read before quiet
+    # fetches can mean "no more": the first fetch of a partition may come back empty.
     consumer.assign([tp])
     consumer.seek(tp, 0)
     seen: set[int] = set()
     idle = 0
-    while idle < 2:
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + deadline_s
+    while idle < 2 or (await consumer.position(tp) < at_least_until and loop.time() < give_up):
         batch = await consumer.getmany(tp, timeout_ms=200)
         fresh = {m.offset for m in batch.get(tp, [])} - seen
         seen |= fresh

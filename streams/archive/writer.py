@@ -124,16 +124,33 @@ class ArchiveWriter:
         self.archived += n
         return n
 
-    async def catch_up(self, quiet_passes: int = 2) -> int:
+    async def catch_up(self, quiet_passes: int = 2, deadline_s: float = 60.0) -> int:
         """Archive until the broker has nothing new, then snapshot offsets.
 
         Quiescence, not ``end_offsets``, decides when we are done: Tansu reports a
         high watermark that lags the log when producers send multi-record batches.
         """
         await self._refresh_assignment()
+        assert self._consumer is not None
+        consumer = self._consumer
+        # The high watermark lags on Tansu but never runs ahead of the log, so it is a
+        # floor: quiet passes before reaching it only mean the first fetch is slow.
+        floor = await consumer.end_offsets(sorted(self._assigned)) if self._assigned else {}
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + deadline_s
+
+        async def behind() -> bool:
+            if loop.time() >= give_up:
+                log.warning("archive catch-up gave up waiting for the high watermark")
+                return False
+            for tp, end in floor.items():
+                if tp in self._assigned and await consumer.position(tp) < end:
+                    return True
+            return False
+
         total = 0
         idle = 0
-        while idle < quiet_passes:
+        while idle < quiet_passes or await behind():
             n = await self._archive_once(self.flush_ms)
             total += n
             idle = idle + 1 if n == 0 else 0

@@ -151,7 +151,7 @@ class WorkerProcess:
 
     def __enter__(self) -> WorkerProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in __exit__
+        self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "api.cli", "worker"],
             env=settings_env(self.settings),

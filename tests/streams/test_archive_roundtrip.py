@@ -80,7 +80,11 @@ async def _produce(bootstrap: str, names: list[str], per_topic: int, tag: str = 
             pending = []
             for i in range(per_topic):
                 key = f"group-{i % 5}".encode() if i % 7 else None
-                value = None if i % 11 == 10 else (b"" if i % 13 == 12 else f"{tag}{name}:{i}".encode())
+                value: bytes | None = f"{tag}{name}:{i}".encode()
+                if i % 13 == 12:
+                    value = b""
+                elif i % 11 == 10 and key is not None:  # a tombstone
+                    value = None
                 headers = [("seq", str(i).encode()), ("none", None)] if i % 2 else []
                 fut = await producer.send(
                     name, value=value, key=key, partition=i % PARTITIONS, headers=headers
@@ -97,36 +101,38 @@ async def _produce(bootstrap: str, names: list[str], per_topic: int, tag: str = 
         await producer.stop()
 
 
-async def _read_partition(consumer: AIOKafkaConsumer, tp: TopicPartition) -> list[Record]:
-    consumer.assign([tp])
-    consumer.seek(tp, 0)
-    seen: dict[int, Record] = {}
-    idle = 0
-    while idle < 3:
-        batch = await consumer.getmany(tp, timeout_ms=300)
-        fresh = [m for m in batch.get(tp, []) if m.offset not in seen]
-        for m in fresh:
-            headers = tuple((k, v) for k, v in (m.headers or ()))
-            seen[m.offset] = (m.offset, m.key, m.value, headers, m.timestamp)
-        idle = idle + 1 if not fresh else 0
-    return [seen[o] for o in sorted(seen)]
-
-
 async def _read_all(bootstrap: str, names: list[str]) -> dict[TopicPartition, list[Record]]:
+    """Every record of every partition, by unique offset, oldest first."""
+    tps = [TopicPartition(name, p) for name in names for p in range(PARTITIONS)]
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
     await consumer.start()
     try:
-        return {
-            tp: await _read_partition(consumer, tp)
-            for name in names
-            for tp in (TopicPartition(name, p) for p in range(PARTITIONS))
-        }
+        consumer.assign(tps)
+        for tp in tps:
+            consumer.seek(tp, 0)
+        floor = await consumer.end_offsets(tps)  # lags on Tansu, so only a lower bound
+        seen: dict[TopicPartition, dict[int, Record]] = {tp: {} for tp in tps}
+        idle = 0
+        deadline = asyncio.get_running_loop().time() + 30
+        while idle < 2 or any([await consumer.position(tp) < floor[tp] for tp in tps]):
+            assert asyncio.get_running_loop().time() < deadline, "broker never caught up"
+            fresh = 0
+            for tp, msgs in (await consumer.getmany(timeout_ms=200)).items():
+                for m in msgs:
+                    if m.offset not in seen[tp]:
+                        headers = tuple((k, v) for k, v in (m.headers or ()))
+                        seen[tp][m.offset] = (m.offset, m.key, m.value, headers, m.timestamp)
+                        fresh += 1
+            idle = idle + 1 if not fresh else 0
+        return {tp: [records[o] for o in sorted(records)] for tp, records in seen.items()}
     finally:
         await consumer.stop()
 
 
 async def _commit(bootstrap: str, group: str, offsets: dict[TopicPartition, int]) -> None:
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False
+    )
     await consumer.start()
     try:
         consumer.assign(list(offsets))
@@ -135,8 +141,12 @@ async def _commit(bootstrap: str, group: str, offsets: dict[TopicPartition, int]
         await consumer.stop()
 
 
-async def _committed(bootstrap: str, group: str, tps: list[TopicPartition]) -> dict[TopicPartition, Any]:
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False)
+async def _committed(
+    bootstrap: str, group: str, tps: list[TopicPartition]
+) -> dict[TopicPartition, Any]:
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False
+    )
     await consumer.start()
     try:
         consumer.assign(tps)

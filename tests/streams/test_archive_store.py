@@ -23,7 +23,10 @@ def _rows(offsets: range | list[int], tag: str = "v") -> list[dict[str, Any]]:
             "timestamp_ms": 1_700_000_000_000 + o,
             "key": f"k{o}".encode(),
             "value": f"{tag}{o}".encode() if o % 5 else None,
-            "headers": [{"key": "trace", "value": f"t{o}".encode()}, {"key": "empty", "value": None}],
+            "headers": [
+                {"key": "trace", "value": f"t{o}".encode()},
+                {"key": "empty", "value": None},
+            ],
         }
         for o in offsets
     ]

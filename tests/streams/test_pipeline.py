@@ -10,7 +10,13 @@ import pytest
 from events.chunks import DocumentChunked
 from events.deadletter import DeadLettered
 from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings, kb_article
+from tests.harness.pipeline import (
+    Pipeline,
+    WorkerProcess,
+    eventually,
+    isolated_settings,
+    kb_article,
+)
 
 pytestmark = pytest.mark.slow
 

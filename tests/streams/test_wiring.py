@@ -1,0 +1,114 @@
+"""Decode → process → encode without a broker: routing and dead-letter rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from events.base import Event
+from events.chunks import DocumentChunked, DocumentRetracted
+from events.deadletter import DeadLettered
+from events.kb import KbArticleDeleted, KbArticleUpserted
+from events.registry.file import FileSchemaRegistry
+from events.serde import EventSerde
+from streams.chunker.kb import chunk_kb_article
+from streams.settings import TribalSettings
+from streams.wiring import Emit, Handler, ProcessingError
+from tests.harness.pipeline import kb_article
+
+SOURCE = "tribal.kb.articles"
+
+
+@pytest.fixture
+def serde(tmp_path: Path) -> EventSerde:
+    return EventSerde(FileSchemaRegistry(tmp_path / "schemas"))
+
+
+def _handler(serde: EventSerde, processor: object = chunk_kb_article) -> Handler:
+    return Handler(
+        "kb_chunker",
+        processor,  # type: ignore[arg-type]
+        (KbArticleUpserted, KbArticleDeleted),
+        serde,
+        TribalSettings(),
+    )
+
+
+def _dead(serde: EventSerde, value: bytes) -> DeadLettered:
+    event = serde.decode(value)
+    assert isinstance(event, DeadLettered)
+    return event
+
+
+def test_a_good_article_becomes_one_chunked_document_keyed_by_document_id(
+    serde: EventSerde,
+) -> None:
+    value = serde.encode(kb_article(7), SOURCE)
+    [record] = _handler(serde).handle(SOURCE, 0, 42, b"kb-7", value)
+    assert record.topic == "tribal.chunks"
+    assert record.key == b"kb:kb-7"
+    doc = serde.decode(record.value)
+    assert isinstance(doc, DocumentChunked)
+    assert doc.chunks[0].text.startswith("Article 7")
+
+
+def test_a_deleted_article_is_retracted(serde: EventSerde) -> None:
+    value = serde.encode(KbArticleDeleted(article_id="kb-7"), SOURCE)
+    [record] = _handler(serde).handle(SOURCE, 0, 1, b"kb-7", value)
+    assert isinstance(serde.decode(record.value), DocumentRetracted)
+
+
+def test_random_bytes_are_dead_lettered_with_origin_and_original_payload(
+    serde: EventSerde,
+) -> None:
+    [record] = _handler(serde).handle(SOURCE, 3, 99, b"k", b"garbage")
+    assert record.topic == "tribal.deadletter"
+    assert record.key == b"k"
+    dead = _dead(serde, record.value)
+    assert (dead.origin_topic, dead.origin_partition, dead.origin_offset) == (SOURCE, 3, 99)
+    assert dead.error_code == "NOT_WIRE_FORMAT"
+    assert dead.payload == b"garbage"
+
+
+def test_an_empty_value_is_dead_lettered_not_dropped(serde: EventSerde) -> None:
+    [record] = _handler(serde).handle(SOURCE, 0, 0, None, None)
+    dead = _dead(serde, record.value)
+    assert dead.origin_key is None
+    assert dead.error_code == "NOT_WIRE_FORMAT"
+
+
+def test_an_event_on_the_wrong_topic_is_dead_lettered(serde: EventSerde) -> None:
+    value = serde.encode(DocumentRetracted(document_id="x"), SOURCE)
+    [record] = _handler(serde).handle(SOURCE, 0, 5, b"x", value)
+    dead = _dead(serde, record.value)
+    assert dead.error_code == "UNEXPECTED_EVENT_TYPE"
+    assert "DocumentRetracted" in dead.error_message
+
+
+def test_a_processor_bug_is_dead_lettered_and_does_not_raise(serde: EventSerde) -> None:
+    def broken(event: Event) -> Iterable[Emit]:
+        raise ZeroDivisionError("boom")
+
+    value = serde.encode(kb_article(1), SOURCE)
+    [record] = _handler(serde, broken).handle(SOURCE, 0, 5, b"kb-1", value)
+    dead = _dead(serde, record.value)
+    assert dead.error_code == "PROCESSING_FAILED"
+    assert "ZeroDivisionError: boom" in dead.error_message
+
+
+def test_a_processing_error_keeps_its_code(serde: EventSerde) -> None:
+    def refuses(event: Event) -> Iterable[Emit]:
+        raise ProcessingError("TOO_LARGE", "article is 60 MB")
+
+    value = serde.encode(kb_article(1), SOURCE)
+    [record] = _handler(serde, refuses).handle(SOURCE, 0, 5, b"kb-1", value)
+    dead = _dead(serde, record.value)
+    assert (dead.error_code, dead.error_message) == ("TOO_LARGE", "[kb_chunker] article is 60 MB")
+
+
+def test_invalid_utf8_in_a_key_is_kept_readable(serde: EventSerde) -> None:
+    [record] = _handler(serde).handle(SOURCE, 0, 5, b"\xff\xfekey", b"junk")
+    assert record.key == b"\xff\xfekey"
+    assert _dead(serde, record.value).origin_key == "\ufffd\ufffdkey"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from streams.settings import TribalSettings
 
@@ -74,7 +75,6 @@ def topic(name: str, settings: TribalSettings) -> str:
 async def ensure_topics(settings: TribalSettings, specs: Iterable[TopicSpec] = TOPICS) -> list[str]:
     """Create every missing topic; existing ones are left as they are. Returns the created."""
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-    from aiokafka.errors import TopicAlreadyExistsError
 
     admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
     await admin.start()
@@ -89,11 +89,33 @@ async def ensure_topics(settings: TribalSettings, specs: Iterable[TopicSpec] = T
                 replication_factor=settings.replication_factor,
                 topic_configs=spec.config(settings),
             )
-            try:
-                await admin.create_topics([new])
+            if create_topic_errors(await admin.create_topics([new])).get(new.name) is None:
                 created.append(new.name)
-            except TopicAlreadyExistsError:
-                pass  # a concurrent starter won the race: same outcome
         return created
     finally:
         await admin.close()
+
+
+def create_topic_errors(response: Any) -> dict[str, Exception | None]:
+    """Per topic of a CreateTopics response: None if created, or the reason it was not.
+
+    aiokafka returns the broker's per-topic error codes instead of raising them, so a
+    refused topic (bad replication factor, bad config) would otherwise pass unnoticed.
+    A topic that already exists is not an error: a concurrent starter won the race.
+
+    Raises the first real error.
+    """
+    from aiokafka.errors import TopicAlreadyExistsError, for_code
+
+    out: dict[str, Exception | None] = {}
+    for entry in response.topic_errors:
+        name, code = entry[0], entry[1]
+        message = entry[2] if len(entry) > 2 else None
+        if code == 0:
+            out[name] = None
+            continue
+        error = for_code(code)(f"cannot create topic {name!r}: {message or code}")
+        if not isinstance(error, TopicAlreadyExistsError):
+            raise error
+        out[name] = error
+    return out

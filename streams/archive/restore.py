@@ -14,6 +14,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.structs import OffsetAndMetadata
 
 from streams.archive.store import ArchiveStore
+from streams.topics import create_topic_errors
 
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(topic, done, total)`` while records are replayed."""
@@ -64,8 +65,10 @@ async def restore_archive(
         existing = set(await admin.list_topics())
         for name, meta in topics.items():
             if name not in existing:
-                await admin.create_topics(
-                    [NewTopic(name, int(meta["partitions"]), 1, topic_configs=meta["config"])]
+                create_topic_errors(
+                    await admin.create_topics(
+                        [NewTopic(name, int(meta["partitions"]), 1, topic_configs=meta["config"])]
+                    )
                 )
         report.topics = len(topics)
         await _wait_for_metadata(probe, topics)

@@ -12,12 +12,16 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
 from streams.archive.store import ArchiveStore
 
 log = logging.getLogger(__name__)
 
 TopicFilter = Callable[[str], bool]
+
+ARCHIVED_CONFIGS = ("cleanup.policy", "retention.ms", "retention.bytes")
+"""Topic settings kept with the archive: the ones deciding whether records survive."""
 
 
 class ArchiveWriter:
@@ -43,6 +47,7 @@ class ArchiveWriter:
         self._consumer: AIOKafkaConsumer | None = None
         self._admin: AIOKafkaAdminClient | None = None
         self._assigned: set[TopicPartition] = set()
+        self._configs: dict[str, dict[str, str]] = {}
         self._last_offsets: list[tuple[str, str, int, int, str]] | None = None
         self.archived = 0
 
@@ -80,13 +85,35 @@ class ArchiveWriter:
                 parts = sorted(p["partition"] for p in desc["partitions"])
                 if not parts:
                     continue
-                self.store.save_topic(name, len(parts), {})
+                if name not in self._configs:
+                    self._configs[name] = await self._topic_config(name)
+                self.store.save_topic(name, len(parts), self._configs[name])
                 wanted.update(TopicPartition(name, p) for p in parts)
         if wanted != self._assigned:
             self._consumer.assign(sorted(wanted))
             for tp in wanted:
                 self._consumer.seek(tp, self.store.log(tp.topic, tp.partition).position.next_offset)
             self._assigned = wanted
+
+    async def _topic_config(self, name: str) -> dict[str, str]:
+        """The settings a restore must re-create: without them a source topic restored
+        into Apache Kafka would get the broker's default retention and expire."""
+        assert self._admin is not None
+        try:
+            responses = await self._admin.describe_configs(
+                [ConfigResource(ConfigResourceType.TOPIC, name)]
+            )
+        except Exception:
+            log.warning("cannot describe the config of %s; archiving it without", name)
+            return {}
+        config: dict[str, str] = {}
+        for response in responses:
+            for resource in response.resources:
+                for entry in resource[4]:
+                    key, value = entry[0], entry[1]
+                    if key in ARCHIVED_CONFIGS and value is not None:
+                        config[key] = value
+        return config
 
     async def _snapshot_offsets(self) -> None:
         assert self._admin is not None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
@@ -11,8 +13,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
+from api.memory import memory_routes
 from api.schema_registry import create_schema_registry_app
 from events.registry import registry_from_settings
+from events.serde import EventSerde
+from events.sources.sink import KafkaSink
+from events.sources.turns import MemoryIngestor
 from streams.settings import TribalSettings, get_settings
 
 VERSION = "0.1.0"
@@ -32,6 +38,22 @@ def create_app(settings: TribalSettings | None = None) -> Starlette:
     """The HTTP API for one set of settings."""
     settings = settings or get_settings()
     started = time.time()
+    registry = registry_from_settings(settings)
+    state: dict[str, Any] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        sink: KafkaSink | None = None
+        if settings.kafka_bootstrap:
+            sink = KafkaSink(settings.kafka_bootstrap, EventSerde(registry), settings.topic_prefix)
+            await sink.start()
+            state["ingestor"] = MemoryIngestor(sink)
+        try:
+            yield
+        finally:
+            state.pop("ingestor", None)
+            if sink is not None:
+                await sink.stop()
 
     async def healthz(request: Request) -> JSONResponse:
         checks: dict[str, Any] = {}
@@ -60,13 +82,43 @@ def create_app(settings: TribalSettings | None = None) -> Starlette:
         Route("/healthz", healthz, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
-        Mount("/schema-registry", app=create_schema_registry_app(registry_from_settings(settings))),
+        *memory_routes(lambda: state.get("ingestor")),
+        Mount("/schema-registry", app=create_schema_registry_app(registry)),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, lifespan=lifespan)
 
 
 def openapi_document() -> dict[str, Any]:
-    """The OpenAPI 3.1 description of the endpoints served so far."""
+    """The OpenAPI 3.1 description, with request bodies from the pydantic models."""
+    from api.errors import AgentError
+    from api.memory import EventRequest, ForgetRequest, TurnRequest
+
+    error = {"$ref": "#/components/schemas/AgentError"}
+
+    def post(summary: str, model: type[Any]) -> dict[str, Any]:
+        return {
+            "post": {
+                "summary": summary,
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {"$ref": f"#/components/schemas/{model.__name__}"}
+                        }
+                    },
+                },
+                "responses": {
+                    "202": {"description": "Accepted: durable in Kafka"},
+                    "4XX": {"description": "Invalid request (AgentError)"},
+                    "503": {"description": "Event log unavailable (AgentError)"},
+                },
+            }
+        }
+
+    schemas = {
+        m.__name__: m.model_json_schema() for m in (TurnRequest, EventRequest, ForgetRequest)
+    }
+    schemas["AgentError"] = AgentError.model_json_schema()
     return {
         "openapi": "3.1.0",
         "info": {"title": "Tribal", "version": VERSION},
@@ -86,5 +138,13 @@ def openapi_document() -> dict[str, Any]:
                     "responses": {"200": {"description": "text exposition format"}},
                 }
             },
+            "/v1/memory/turns": post(
+                "Record a conversation turn (seed 003 ingest_turn)", TurnRequest
+            ),
+            "/v1/memory/events": post(
+                "Record a system event (seed 003 ingest_event)", EventRequest
+            ),
+            "/v1/memory/forget": post("Forget a group_id or a whole tenant", ForgetRequest),
         },
+        "components": {"schemas": schemas, "x-error": error},
     }

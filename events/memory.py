@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from typing import ClassVar, Self
-from uuid import UUID, uuid4
+from uuid import UUID, uuid4, uuid5
 
 from pydantic import Field, model_validator
 
@@ -38,11 +38,30 @@ class SystemEventRecorded(MemoryEvent):
 
 
 class MemoryForgotten(MemoryEvent):
-    """Everything remembered for ``group_id`` must be erased from the read stores."""
+    """Everything remembered for ``group_id`` (or its whole tenant) must be erased.
+
+    With ``scope="tenant"`` every group of ``tenant`` is forgotten; ``group_id`` is then
+    ``"{tenant}:*"``-like bookkeeping (``"{tenant}:_tenant"``) that keys the event.
+    """
 
     avro_name: ClassVar[str] = "tribal.memory.MemoryForgotten"
 
     reason: str | None = None
+    scope: str = Field(default="group", description="'group' or 'tenant'.")
+
+    @model_validator(mode="after")
+    def _known_scope(self) -> Self:
+        if self.scope not in ("group", "tenant"):
+            raise ValueError(f"scope must be 'group' or 'tenant', not {self.scope!r}")
+        return self
+
+
+EPISODE_NAMESPACE = UUID("6f2a4f4e-3c1d-5d7e-9a51-7a1b0c2d3e4f")
+
+
+def episode_id_for(source_event_id: UUID) -> UUID:
+    """The episode id a turn or system event becomes: stable across replays."""
+    return uuid5(EPISODE_NAMESPACE, str(source_event_id))
 
 
 class EpisodeRecorded(MemoryEvent):

@@ -16,6 +16,8 @@ from pydantic import AfterValidator, AwareDatetime, StringConstraints
 
 _NAME = r"[A-Za-z0-9_.\-]+"
 _NAME_RE = re.compile(_NAME)
+GROUP_ID_PATTERN = rf"{_NAME}:{_NAME}"
+"""The full-match pattern of a ``group_id``: ``tenant:session``."""
 
 
 class AvroFloat32:

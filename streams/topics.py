@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -91,9 +92,29 @@ async def ensure_topics(settings: TribalSettings, specs: Iterable[TopicSpec] = T
             )
             if create_topic_errors(await admin.create_topics([new])).get(new.name) is None:
                 created.append(new.name)
+        await _wait_until_described(
+            admin, {s.full_name(settings): s.partition_count(settings) for s in wanted}
+        )
         return created
     finally:
         await admin.close()
+
+
+async def _wait_until_described(
+    admin: Any, partitions: dict[str, int], timeout: float = 10.0
+) -> None:
+    # Apache Kafka acknowledges a creation before every broker's metadata shows the
+    # partitions; a consumer started right away would find the topic missing.
+    if not partitions:
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        described = await admin.describe_topics(sorted(partitions))
+        counts = {d["topic"]: len(d["partitions"]) for d in described}
+        if all(counts.get(name, 0) >= n for name, n in partitions.items()):
+            return
+        await asyncio.sleep(0.1)
 
 
 def create_topic_errors(response: Any) -> dict[str, Exception | None]:

@@ -4,7 +4,7 @@ and every consumer group resumes where it stopped."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,7 +161,7 @@ async def _count_records(
     return len(seen)
 
 
-async def _wait_for_metadata(consumer: AIOKafkaConsumer, topics: dict[str, object]) -> None:
+async def _wait_for_metadata(consumer: AIOKafkaConsumer, topics: Mapping[str, object]) -> None:
     for _ in range(100):
         known = await consumer.topics()
         if all(t in known for t in topics):

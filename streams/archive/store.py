@@ -222,7 +222,7 @@ class ArchiveStore:
         with open(path, "rb") as f:
             return [
                 (r["group"], r["topic"], r["partition"], r["offset"], r["metadata"])
-                for r in fastavro.reader(f)  # type: ignore[union-attr]
+                for r in fastavro.reader(f)
                 if isinstance(r, dict)
             ]
 

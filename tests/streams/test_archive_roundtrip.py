@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from streams.archive import ArchiveStore, ArchiveWriter, restore_archive
 from streams.archive.restore import RestoreConflictError
 from streams.embedded.tansu import TansuBroker
 from tests.harness import Broker
+from tests.streams.test_topics import topic_configs
 
 PARTITIONS = 3
 
@@ -51,17 +52,23 @@ def target() -> Iterator[TansuBroker]:
         yield fresh
 
 
+SOURCE_CONFIG = {"retention.ms": "-1", "cleanup.policy": "delete"}
+
+
 @pytest.fixture
-async def source(broker: Broker, topics: Topics) -> AsyncIterator[Broker]:
-    await _create(broker.bootstrap, topics.names)
-    yield broker
+async def source(broker: Broker, topics: Topics) -> Broker:
+    await _create(broker.bootstrap, topics.names, SOURCE_CONFIG)
+    return broker
 
 
-async def _create(bootstrap: str, names: list[str], partitions: int = PARTITIONS) -> None:
+async def _create(bootstrap: str, names: list[str], config: dict[str, str] | None = None) -> None:
+    partitions = PARTITIONS
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     await admin.start()
     try:
-        await admin.create_topics([NewTopic(n, partitions, 1) for n in names])
+        await admin.create_topics(
+            [NewTopic(n, partitions, 1, topic_configs=config or {}) for n in names]
+        )
         for _ in range(50):
             described = await admin.describe_topics(names)
             if all(len(d["partitions"]) == partitions for d in described):
@@ -196,6 +203,11 @@ async def test_a_restored_broker_holds_every_record_and_committed_offset(
     assert await _read_all(target.bootstrap, topics.names) == original
     restored = await _committed(target.bootstrap, group, list(commits))
     assert restored == commits
+    # a source topic must not come back with the broker's default retention
+    archived_config = ArchiveStore(tmp_path).topics()[topics.names[0]]["config"]
+    assert SOURCE_CONFIG.items() <= archived_config.items()
+    configs = await topic_configs(target.bootstrap, topics.names)
+    assert all(configs[name]["retention.ms"] == "-1" for name in topics.names)
 
 
 async def test_restoring_twice_is_harmless(
@@ -246,3 +258,53 @@ async def test_the_writer_resumes_after_a_restart_without_duplicates(
     store = ArchiveStore(tmp_path)
     for tp, offsets in archived.items():
         assert store.log(tp.topic, tp.partition).position.records == len(offsets)
+
+
+async def test_committed_offsets_follow_their_records_when_the_archive_has_gaps(
+    target: TansuBroker, tmp_path: Path
+) -> None:
+    # Compaction, retention or transaction markers leave gaps; a restore renumbers
+    # the records densely, so each committed offset must move with them.
+    name = f"t{uuid.uuid4().hex[:8]}.facts"
+    originals = [3, 4, 7, 8, 12]
+    store = ArchiveStore(tmp_path)
+    store.save_topic(name, 1, {})
+    store.log(name, 0).append(
+        [
+            {
+                "offset": o,
+                "timestamp_ms": 1_700_000_000_000 + o,
+                "key": b"k",
+                "value": b"%d" % o,
+                "headers": [{"key": "h", "value": None}],
+            }
+            for o in originals
+        ]
+    )
+    store.save_offsets(
+        [("done", name, 0, 13, "all"), ("middle", name, 0, 8, "m"), ("lost", name, 0, 1, "")]
+    )
+
+    report = await restore_archive(target.bootstrap, tmp_path)
+
+    assert report.records == len(originals)
+    consumer = AIOKafkaConsumer(bootstrap_servers=target.bootstrap, group_id=None)
+    await consumer.start()
+    try:
+        tp = TopicPartition(name, 0)
+        consumer.assign([tp])
+        consumer.seek(tp, 0)
+        got: list[tuple[int, bytes | None]] = []
+        while len(got) < len(originals):
+            for m in (await consumer.getmany(timeout_ms=500)).get(tp, []):
+                if m.offset >= len(got):
+                    got.append((m.offset, m.value))
+    finally:
+        await consumer.stop()
+    assert got == [(i, b"%d" % o) for i, o in enumerate(originals)]
+    tp = TopicPartition(name, 0)
+    assert await _committed(target.bootstrap, "done", [tp]) == {tp: 5}
+    assert await _committed(target.bootstrap, "middle", [tp]) == {tp: 3}
+    assert await _committed(target.bootstrap, "lost", [tp]) == {tp: 0}
+    # the writer resumes archiving this broker after what it now holds
+    assert ArchiveStore(tmp_path).log(name, 0).position.next_offset == len(originals)

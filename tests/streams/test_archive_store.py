@@ -101,16 +101,15 @@ def test_an_append_that_failed_midway_does_not_corrupt_the_next_one(
     # The writer retries a failed pass in the same process, without reopening the log.
     log = PartitionLog(tmp_path / "p0")
     log.append(_rows(range(2)))
-    real_writer = fastavro.writer
 
     def failing_writer(f: Any, schema: Any, records: Any, **kw: Any) -> None:
         f.write(b"\x02partial block")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store_module.fastavro, "writer", failing_writer)
-    with pytest.raises(OSError):
-        log.append(_rows(range(2, 5)))
-    monkeypatch.setattr(store_module.fastavro, "writer", real_writer)
+    with monkeypatch.context() as patch:
+        patch.setattr(fastavro, "writer", failing_writer)
+        with pytest.raises(OSError, match="No space"):
+            log.append(_rows(range(2, 5)))
     assert log.position.next_offset == 2
 
     log.append(_rows(range(2, 5)))
@@ -123,16 +122,15 @@ def test_a_failed_first_append_leaves_nothing_behind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = PartitionLog(tmp_path / "p0")
-    real_writer = fastavro.writer
 
     def failing_writer(f: Any, schema: Any, records: Any, **kw: Any) -> None:
         f.write(b"Obj\x01 torn header")
         raise OSError(5, "I/O error")
 
-    monkeypatch.setattr(store_module.fastavro, "writer", failing_writer)
-    with pytest.raises(OSError):
-        log.append(_rows(range(3)))
-    monkeypatch.setattr(store_module.fastavro, "writer", real_writer)
+    with monkeypatch.context() as patch:
+        patch.setattr(fastavro, "writer", failing_writer)
+        with pytest.raises(OSError, match="I/O error"):
+            log.append(_rows(range(3)))
 
     log.append(_rows(range(3)))
 

@@ -1,0 +1,163 @@
+"""Conversation turns and system events → ``tribal.memory.turns`` (seed 003).
+
+``ingest_turn`` returns as soon as Kafka acknowledges the ``TurnRecorded`` event: the
+episode (embedding), extraction and summaries are derived downstream, so the caller
+never waits for an LLM. The topic is keyed by ``group_id``, so every conversation is
+one ordered lane.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from events.memory import (
+    MemoryForgotten,
+    SystemEventRecorded,
+    TurnRecorded,
+    episode_id_for,
+)
+from events.sources.sink import EventSink
+from events.types import GROUP_ID_PATTERN
+
+TOPIC = "memory.turns"
+_PART = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+class IngestionError(ValueError):
+    """The input cannot become a memory event; ``code`` is the AgentError code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Turn(BaseModel):
+    """One conversation turn: what the user said and what the agent answered."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    user_message: str = Field(min_length=1)
+    agent_response: str = ""
+    turn_id: UUID | None = None
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class Session(BaseModel):
+    """The session a turn belongs to; ``group_id`` is ``{tenant_id}:{id}``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tenant_id: str
+    id: str
+
+    @property
+    def group_id(self) -> str:
+        return f"{self.tenant_id}:{self.id}"
+
+
+class Receipt(BaseModel):
+    """What a caller gets back once the event is durable in Kafka."""
+
+    model_config = ConfigDict(frozen=True)
+
+    episode_id: UUID
+    event_id: UUID
+    group_id: str
+    partition: int | None = None
+    offset: int | None = None
+
+
+def validate_group_id(group_id: str) -> str:
+    """``group_id`` if it is ``tenant:session``, else an ``INVALID_GROUP_ID`` error."""
+    if not isinstance(group_id, str) or not re.fullmatch(GROUP_ID_PATTERN, group_id):
+        raise IngestionError(
+            "INVALID_GROUP_ID",
+            f"group_id must be '{{tenant_id}}:{{session_id}}' with each part made of "
+            f"letters, digits, '_', '.' or '-'; got {group_id!r}",
+        )
+    return group_id
+
+
+def _validate_tenant(tenant: str) -> str:
+    if not _PART.fullmatch(tenant or ""):
+        raise IngestionError("INVALID_TENANT", f"tenant must match [A-Za-z0-9_.-]+; got {tenant!r}")
+    return tenant
+
+
+class MemoryIngestor:
+    """Seed 003's ``ingest_turn`` / ``ingest_event`` over an :class:`EventSink`."""
+
+    def __init__(self, sink: EventSink) -> None:
+        self.sink = sink
+
+    async def _send(self, key: str, event: TurnRecorded | SystemEventRecorded) -> Receipt:
+        emit_and_wait = getattr(self.sink, "emit_and_wait", None)
+        partition = offset = None
+        if emit_and_wait is not None:
+            partition, offset = await emit_and_wait(TOPIC, key, event)
+        else:
+            await self.sink.emit(TOPIC, key, event)
+            await self.sink.flush()
+        return Receipt(
+            episode_id=episode_id_for(event.event_id),
+            event_id=event.event_id,
+            group_id=key,
+            partition=partition,
+            offset=offset,
+        )
+
+    async def ingest_turn(self, turn: Turn, session: Session) -> Receipt:
+        """Record a turn; returns once Kafka has acknowledged it."""
+        group_id = validate_group_id(session.group_id)
+        extra = {} if turn.turn_id is None else {"turn_id": turn.turn_id}
+        event = TurnRecorded(
+            group_id=group_id,
+            user_message=turn.user_message,
+            agent_response=turn.agent_response,
+            metadata=turn.metadata,
+            **extra,
+        )
+        return await self._send(group_id, event)
+
+    async def ingest_event(
+        self,
+        event_type: str,
+        content: str,
+        group_id: str,
+        metadata: dict[str, Any] | None = None,
+    ) -> Receipt:
+        """Record a system event (tool run, scenario transition, error)."""
+        validate_group_id(group_id)
+        if not event_type:
+            raise IngestionError("INVALID_REQUEST", "event_type is required")
+        if not content:
+            raise IngestionError("INVALID_REQUEST", "content is required")
+        event = SystemEventRecorded(
+            group_id=group_id,
+            event_type=event_type,
+            content=content,
+            metadata={k: str(v) for k, v in (metadata or {}).items()},
+        )
+        return await self._send(group_id, event)
+
+    async def forget_group(self, group_id: str, reason: str | None = None) -> UUID:
+        """Erase one conversation's memory from every read store."""
+        validate_group_id(group_id)
+        event = MemoryForgotten(group_id=group_id, reason=reason)
+        await self.sink.emit(TOPIC, group_id, event)
+        await self.sink.flush()
+        return event.event_id
+
+    async def forget_tenant(self, tenant: str, reason: str | None = None) -> UUID:
+        """Erase every conversation of a tenant."""
+        _validate_tenant(tenant)
+        group_id = f"{tenant}:_tenant"
+        event = MemoryForgotten(group_id=group_id, reason=reason, scope="tenant")
+        await self.sink.emit(TOPIC, group_id, event)
+        await self.sink.flush()
+        return event.event_id

@@ -1,0 +1,131 @@
+"""Conversation turns and system events into `tribal.memory.turns` (seed 003)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from api.app import create_app
+from events.memory import MemoryForgotten, SystemEventRecorded, TurnRecorded, episode_id_for
+from events.sources.sink import KafkaSink, MemorySink
+from events.sources.turns import IngestionError, MemoryIngestor, Session, Turn
+from tests.harness import Broker
+from tests.harness.pipeline import Pipeline, isolated_settings
+
+
+async def test_a_turn_is_recorded_under_its_group_id_with_a_stable_episode_id() -> None:
+    sink = MemorySink()
+    receipt = await MemoryIngestor(sink).ingest_turn(
+        Turn(user_message="my order 123 is late", agent_response="sorry!"),
+        Session(tenant_id="acme", id="s1"),
+    )
+    [emitted] = sink.emitted
+    assert (emitted.topic, emitted.key) == ("memory.turns", "acme:s1")
+    assert isinstance(emitted.event, TurnRecorded)
+    assert receipt.group_id == "acme:s1"
+    assert receipt.episode_id == episode_id_for(emitted.event.event_id)
+    assert sink.flushes == 1
+
+
+@pytest.mark.parametrize("group_id", ["acme", "acme:", ":s1", "a:b:c", "acme:s 1", "", "ac/me:s"])
+async def test_an_invalid_group_id_is_refused_with_a_clear_error(group_id: str) -> None:
+    sink = MemorySink()
+    with pytest.raises(IngestionError) as info:
+        await MemoryIngestor(sink).ingest_event("tool_run", "ran", group_id)
+    assert info.value.code == "INVALID_GROUP_ID"
+    assert repr(group_id) in info.value.message
+    assert sink.emitted == []
+
+
+async def test_a_system_event_keeps_its_type_and_stringified_metadata() -> None:
+    sink = MemorySink()
+    await MemoryIngestor(sink).ingest_event("tool_run", "lookup ok", "acme:s1", {"ms": 12})
+    [event] = sink.events()
+    assert isinstance(event, SystemEventRecorded)
+    assert (event.event_type, event.metadata) == ("tool_run", {"ms": "12"})
+
+
+async def test_forgetting_a_tenant_is_scoped_to_the_tenant() -> None:
+    sink = MemorySink()
+    ingestor = MemoryIngestor(sink)
+    await ingestor.forget_tenant("acme", reason="gdpr")
+    await ingestor.forget_group("acme:s1")
+    tenant, group = sink.events()
+    assert isinstance(tenant, MemoryForgotten) and tenant.scope == "tenant"
+    assert tenant.tenant == "acme"
+    assert isinstance(group, MemoryForgotten) and group.scope == "group"
+    with pytest.raises(IngestionError):
+        await ingestor.forget_tenant("ac:me")
+
+
+async def test_a_thousand_turns_from_ten_groups_arrive_in_per_group_order(
+    broker: Broker, tmp_path: Path
+) -> None:
+    pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path))
+    await pipeline.create_topics()
+    async with KafkaSink(broker.bootstrap, pipeline.serde, pipeline.settings.topic_prefix) as sink:
+        ingestor = MemoryIngestor(sink)
+
+        async def conversation(g: int) -> None:
+            for n in range(100):
+                await ingestor.ingest_turn(
+                    Turn(user_message=f"message {n}", metadata={"n": str(n)}),
+                    Session(tenant_id="acme", id=f"s{g}"),
+                )
+
+        await asyncio.gather(*(conversation(g) for g in range(10)))
+    records = await pipeline.read_all("memory.turns")
+    assert len(records) == 1000
+    by_group: dict[str, list[int]] = {}
+    for record in records:  # offset order within each partition
+        event = pipeline.serde.decode(record.value)
+        assert isinstance(event, TurnRecorded)
+        assert record.key.decode() == event.group_id
+        by_group.setdefault(event.group_id, []).append(int(event.metadata["n"]))
+    assert sorted(by_group) == sorted(f"acme:s{g}" for g in range(10))
+    assert all(ns == list(range(100)) for ns in by_group.values())
+
+
+def test_http_turns_are_accepted_and_bad_requests_get_agent_errors(
+    broker: Broker, tmp_path: Path
+) -> None:
+    settings = isolated_settings(broker.bootstrap, tmp_path)
+    asyncio.run(Pipeline(settings).create_topics())
+    with TestClient(create_app(settings)) as client:
+        ok = client.post(
+            "/v1/memory/turns",
+            json={"group_id": "acme:s1", "user_message": "hi", "agent_response": "hello"},
+        )
+        assert ok.status_code == 202, ok.text
+        assert ok.json()["success"] is True
+        assert ok.json()["group_id"] == "acme:s1"
+
+        bad = client.post("/v1/memory/turns", json={"group_id": "acme", "user_message": "hi"})
+        assert bad.status_code == 422
+        error = bad.json()["error"]
+        assert error["code"] == "INVALID_GROUP_ID"
+        assert {"code", "message", "severity", "timestamp", "recoverable"} <= set(error)
+
+        missing = client.post("/v1/memory/events", json={"group_id": "acme:s1"})
+        assert missing.status_code == 422
+        assert missing.json()["error"]["code"] == "INVALID_REQUEST"
+
+        garbage = client.post("/v1/memory/turns", content=b"\xff\xfe{")
+        assert garbage.status_code == 400
+        assert garbage.json()["error"]["code"] == "INVALID_JSON"
+
+        both = client.post("/v1/memory/forget", json={"group_id": "acme:s1", "tenant": "acme"})
+        assert both.status_code == 422
+    records = asyncio.run(Pipeline(settings).read_all("memory.turns"))
+    assert len(records) == 1
+
+
+def test_without_a_broker_memory_endpoints_answer_503_not_500(tmp_path: Path) -> None:
+    settings = isolated_settings("", tmp_path)
+    with TestClient(create_app(settings)) as client:
+        r = client.post("/v1/memory/turns", json={"group_id": "acme:s1", "user_message": "hi"})
+    assert r.status_code == 503
+    assert r.json()["error"]["recoverable"] is True

@@ -25,6 +25,15 @@ app = typer.Typer(
 )
 console = Console(stderr=True)
 
+
+def _add_sources() -> None:
+    from api.cli_sources import source_app
+
+    app.add_typer(source_app, name="source")
+
+
+_add_sources()
+
 DataDir = Annotated[
     Path | None, typer.Option("--data-dir", help="Where embedded state lives (default ./.tribal).")
 ]

@@ -54,9 +54,11 @@ async def test_forgetting_a_tenant_is_scoped_to_the_tenant() -> None:
     await ingestor.forget_tenant("acme", reason="gdpr")
     await ingestor.forget_group("acme:s1")
     tenant, group = sink.events()
-    assert isinstance(tenant, MemoryForgotten) and tenant.scope == "tenant"
+    assert isinstance(tenant, MemoryForgotten)
+    assert tenant.scope == "tenant"
     assert tenant.tenant == "acme"
-    assert isinstance(group, MemoryForgotten) and group.scope == "group"
+    assert isinstance(group, MemoryForgotten)
+    assert group.scope == "group"
     with pytest.raises(IngestionError):
         await ingestor.forget_tenant("ac:me")
 

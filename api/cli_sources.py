@@ -1,0 +1,188 @@
+"""``tribal source …``: run one source from flags, or every source in ``tribal.yaml``."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from events.sources.config import ConfigError, SourceConfig, load_config, redact
+from streams.settings import TribalSettings
+
+source_app = typer.Typer(help="Turn outside systems into events on the source topics.")
+console = Console(stderr=True)
+
+Once = Annotated[bool, typer.Option("--once", help="One pass (scan/poll), then exit.")]
+Name = Annotated[str | None, typer.Option(help="Name of this source (checkpoint key).")]
+
+
+def _bootstrap(settings: TribalSettings) -> str:
+    if settings.kafka_bootstrap:
+        return settings.kafka_bootstrap
+    from streams.embedded.supervisor import read_stack_info
+
+    info = read_stack_info(settings.data_dir)
+    if info is None:
+        console.print(
+            "[red]No broker: set TRIBAL_KAFKA_BOOTSTRAP or start the stack with `tribal up`."
+        )
+        raise typer.Exit(2)
+    return info.kafka_bootstrap
+
+
+async def _run(configs: list[SourceConfig], once: bool) -> int:
+    from events.registry import registry_from_settings
+    from events.serde import EventSerde
+    from events.sources.base import build_source, run_sources
+    from events.sources.checkpoint import FileCheckpoint
+    from events.sources.sink import KafkaSink
+
+    settings = TribalSettings()
+    bootstrap = _bootstrap(settings)
+    serde = EventSerde(registry_from_settings(settings))
+    pairs = [
+        (build_source(c), FileCheckpoint(settings.data_dir / "checkpoints", f"{c.kind}-{c.name}"))
+        for c in configs
+        if c.enabled
+    ]
+    for source, _ in pairs:
+        console.print(f"[dim]source {source.name}[/]")
+    async with KafkaSink(bootstrap, serde, settings.topic_prefix) as sink:
+        if once:
+            total = 0
+            for source, checkpoint in pairs:
+                total += await source.sync_once(sink, checkpoint)
+            return total
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await run_sources(pairs, sink, stop)
+    return 0
+
+
+def _go(configs: list[SourceConfig], once: bool) -> None:
+    for c in configs:
+        console.print(f"[dim]{c.kind} {c.name}: {redact(c.options())}[/]")
+    try:
+        n = asyncio.run(_run(configs, once))
+    except ConfigError as exc:
+        console.print(f"[red]{exc}")
+        raise typer.Exit(2) from exc
+    if once:
+        console.print(f"emitted {n} events")
+
+
+def _config(kind: str, name: str | None, **options: Any) -> SourceConfig:
+    clean = {k: v for k, v in options.items() if v is not None}
+    return SourceConfig(kind=kind, name=name or kind, **clean)
+
+
+@source_app.command("run")
+def run_config(
+    config: Annotated[Path, typer.Option("--config", "-c")] = Path("tribal.yaml"),
+    only: Annotated[list[str] | None, typer.Option("--only", help="Run these names only.")] = None,
+    once: Once = False,
+) -> None:
+    """Run every source listed in tribal.yaml (secrets from ${ENV})."""
+    try:
+        cfg = load_config(config)
+    except ConfigError as exc:
+        console.print(f"[red]{exc}")
+        raise typer.Exit(2) from exc
+    chosen = [s for s in cfg.sources if not only or s.name in only]
+    if not chosen:
+        console.print("[yellow]no sources to run")
+        raise typer.Exit(1)
+    _go(chosen, once)
+
+
+@source_app.command("postgres")
+def postgres(
+    dsn: Annotated[str, typer.Option(help="postgresql://… (use ${ENV} for secrets in yaml)")],
+    name: Name = None,
+    install_trigger: Annotated[
+        bool, typer.Option("--install-trigger", help="Install the DDL event trigger.")
+    ] = False,
+    interval: Annotated[float, typer.Option(help="Polling interval, seconds.")] = 30.0,
+    schemas: Annotated[list[str] | None, typer.Option("--schema")] = None,
+    include_samples: Annotated[bool, typer.Option("--include-samples")] = False,
+    once: Once = False,
+) -> None:
+    """Watch a PostgreSQL database's schema (DDL trigger + LISTEN, or polling)."""
+    _go(
+        [
+            _config(
+                "postgres",
+                name,
+                dsn=dsn,
+                install_trigger=install_trigger,
+                interval=interval,
+                schemas=schemas,
+                include_samples=include_samples,
+            )
+        ],
+        once,
+    )
+
+
+@source_app.command("snowflake")
+def snowflake(
+    account: Annotated[str, typer.Option()],
+    user: Annotated[str, typer.Option()],
+    database: Annotated[str, typer.Option()],
+    password: Annotated[str | None, typer.Option(envvar="SNOWFLAKE_PASSWORD")] = None,
+    warehouse: Annotated[str | None, typer.Option()] = None,
+    name: Name = None,
+    interval: Annotated[float, typer.Option(help="Polling interval, seconds.")] = 300.0,
+    once: Once = False,
+) -> None:
+    """Poll a Snowflake database's INFORMATION_SCHEMA on LAST_ALTERED."""
+    _go(
+        [
+            _config(
+                "snowflake",
+                name,
+                account=account,
+                user=user,
+                password=password,
+                database=database,
+                warehouse=warehouse,
+                interval=interval,
+            )
+        ],
+        once,
+    )
+
+
+@source_app.command("files")
+def files(
+    path: Annotated[Path, typer.Argument(help="Repository or directory to watch.")],
+    name: Name = None,
+    repo: Annotated[str | None, typer.Option(help="Repo name in keys (default: dir name).")] = None,
+    max_bytes: Annotated[int | None, typer.Option(help="Larger files are skipped.")] = None,
+    once: Once = False,
+) -> None:
+    """Scan a directory, then watch it (respects .gitignore)."""
+    _go([_config("files", name, path=str(path), repo=repo, max_bytes=max_bytes)], once)
+
+
+@source_app.command("kb")
+def kb(
+    url: Annotated[str, typer.Option(help="Base URL of the host serving /api/kb/articles.")],
+    name: Name = None,
+    interval: Annotated[float, typer.Option(help="Incremental sync interval, seconds.")] = 60.0,
+    full_sync_every: Annotated[
+        float, typer.Option(help="Seconds between full snapshots (deletion detection).")
+    ] = 3600.0,
+    once: Once = False,
+) -> None:
+    """Sync a help-desk knowledge base (seed 002, Contract 1)."""
+    _go(
+        [_config("kb", name, url=url, interval=interval, full_sync_every=full_sync_every)],
+        once,
+    )

@@ -67,11 +67,19 @@ def _bootstrap(settings: TribalSettings, bootstrap: str | None) -> str:
 def up(
     data_dir: DataDir = None,
     api_port: Annotated[int | None, typer.Option(help="API port (default 8765).")] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Sources to run (default ./tribal.yaml).")
+    ] = None,
 ) -> None:
     """Start the embedded stack (Tansu, PostgreSQL, a Faust worker, the API) until Ctrl-C."""
     from streams.embedded.supervisor import StackInfo, run_stack
 
     settings = _settings(data_dir, api_port=api_port)
+    if config is None and Path("tribal.yaml").exists():
+        config = Path("tribal.yaml")
+    if config is not None and not config.exists():
+        console.print(f"[red]{config} does not exist")
+        raise typer.Exit(2)
     t0 = time.monotonic()
 
     def ready(info: StackInfo) -> None:
@@ -85,13 +93,13 @@ def up(
         console.print(f"  Postgres  {info.postgres_dsn}")
         console.print("Press Ctrl-C to stop.")
 
-    asyncio.run(run_stack(settings, lambda m: console.print(f"[dim]{m}[/]"), ready))
+    asyncio.run(run_stack(settings, lambda m: console.print(f"[dim]{m}[/]"), ready, config))
 
 
 @app.command()
 def demo(data_dir: DataDir = None) -> None:
     """Run the embedded stack for a first look (demo data arrives with later releases)."""
-    up(data_dir=data_dir, api_port=None)
+    up(data_dir=data_dir, api_port=None, config=None)
 
 
 @app.command()

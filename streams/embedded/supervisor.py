@@ -67,8 +67,11 @@ def read_stack_info(data_dir: Path) -> StackInfo | None:
 class EmbeddedStack:
     """Owns every embedded service and child process of one ``tribal up``."""
 
-    def __init__(self, settings: TribalSettings, say: Say | None = None) -> None:
+    def __init__(
+        self, settings: TribalSettings, say: Say | None = None, config: Path | None = None
+    ) -> None:
         self.settings = settings
+        self.config = config
         self.data_dir = settings.data_dir.absolute()
         self.say: Say = say or (lambda msg: log.info(msg))
         self.logs = self.data_dir / "logs"
@@ -155,7 +158,20 @@ class EmbeddedStack:
             env=env,
             log_path=self.logs / "api.log",
         )
-        for child in (worker, api):
+        starting = [worker, api]
+        if self.config is not None:
+            # Sources from tribal.yaml run in their own child: a slow database or host
+            # never stalls the worker or the API.
+            starting.append(
+                ChildProcess(
+                    "sources",
+                    [*cli, "source", "run", "--config", str(self.config.absolute())],
+                    env=env,
+                    log_path=self.logs / "sources.log",
+                )
+            )
+            self.say(f"sources from {self.config}")
+        for child in starting:
             child.start()
             self.children.append(child)
         await self._wait_healthy(api_url, api)
@@ -199,9 +215,14 @@ class EmbeddedStack:
             (self.data_dir / "stack.json").unlink()
 
 
-async def run_stack(settings: TribalSettings, say: Say, ready: Callable[[StackInfo], None]) -> None:
+async def run_stack(
+    settings: TribalSettings,
+    say: Say,
+    ready: Callable[[StackInfo], None],
+    config: Path | None = None,
+) -> None:
     """Start the stack, call ``ready``, and run until SIGINT/SIGTERM or a child dies."""
-    stack = EmbeddedStack(settings, say)
+    stack = EmbeddedStack(settings, say, config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -147,7 +147,7 @@ def archive(
         writer = ArchiveWriter(broker, directory, lambda t: t.startswith(settings.topic_prefix))
         await writer.start()
         try:
-            n = await writer.catch_up()
+            await writer.catch_up()
             if follow:
                 stop = asyncio.Event()
                 loop = asyncio.get_running_loop()
@@ -156,8 +156,8 @@ def archive(
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.add_signal_handler(sig, stop.set)
                 await writer.run(stop)
-                n += await writer.catch_up()
-            return n + writer.archived - n
+                await writer.catch_up()
+            return writer.archived
         finally:
             await writer.stop()
 

@@ -83,19 +83,20 @@ class KafkaSink:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    async def emit(self, topic: str, key: str, event: Event) -> None:
+    async def _send(self, topic: str, key: str, event: Event) -> asyncio.Future[Any]:
         if self._producer is None:
             raise RuntimeError("KafkaSink.start() first")
         full = f"{self.topic_prefix}{topic}"
         value = self.serde.encode(event, full)
-        fut = await self._producer.send(full, value, key=key.encode())
-        self._pending.append(fut)
+        fut: asyncio.Future[Any] = await self._producer.send(full, value, key=key.encode())
+        return fut
+
+    async def emit(self, topic: str, key: str, event: Event) -> None:
+        self._pending.append(await self._send(topic, key, event))
 
     async def emit_and_wait(self, topic: str, key: str, event: Event) -> tuple[int, int]:
         """Emit one event and wait for its ack; returns (partition, offset)."""
-        await self.emit(topic, key, event)
-        fut = self._pending.pop()
-        meta = await fut
+        meta = await (await self._send(topic, key, event))
         return int(meta.partition), int(meta.offset)
 
     async def flush(self) -> None:

@@ -29,6 +29,11 @@ class FileChanged(_FileEvent):
     sha256: Sha256
     language: str | None = Field(default=None, description="e.g. 'python', 'markdown'.")
     size_bytes: int = Field(ge=0)
+    renamed_from: str | None = Field(
+        default=None,
+        description="The path this content was at until a FileDeleted of that path in the "
+        "same observation (a rename or move); None for plain creates and edits.",
+    )
 
 
 class FileDeleted(_FileEvent):

@@ -21,6 +21,10 @@ class Column(Value):
     nullable: bool = True
     default_value: str | None = None
     comment: str | None = Field(default=None, description="The database comment, if any.")
+    sample_values: tuple[str, ...] = Field(
+        default=(),
+        description="A few distinct non-null values (opt-in; never for sensitive names).",
+    )
 
 
 class ForeignKey(Value):
@@ -30,6 +34,15 @@ class ForeignKey(Value):
     columns: tuple[str, ...]
     references_table: str = Field(description="Fully qualified name database.schema.table.")
     references_columns: tuple[str, ...]
+
+
+class IncomingForeignKey(Value):
+    """A foreign key on another table that points at this one (seed 001 'referenced_by')."""
+
+    name: str
+    from_table: str = Field(description="Fully qualified name of the referencing table.")
+    from_columns: tuple[str, ...] = Field(description="The referencing table's columns.")
+    columns: tuple[str, ...] = Field(description="This table's referenced columns.")
 
 
 class Index(Value):
@@ -64,6 +77,13 @@ class TableObserved(_TableEvent):
     comment: str | None = Field(default=None, description="The table comment, if any.")
     row_count_approx: int | None = Field(default=None, description="Planner row estimate.")
     metadata_hash: str = Field(description="Hash of the snapshot, for change detection.")
+    object_type: str = Field(
+        default="table",
+        description="'table', 'view', 'materialized_view' or 'foreign_table'.",
+    )
+    referenced_by: tuple[IncomingForeignKey, ...] = Field(
+        default=(), description="Foreign keys of other tables that reference this one."
+    )
 
 
 class TableDropped(_TableEvent):

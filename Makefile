@@ -41,7 +41,7 @@ fmt: install
 	$(BIN)/ruff check --fix .
 
 bench: install
-	$(BIN)/python -m scripts.bench
+	$(BIN)/python -m scripts.bench $(BENCH_ARGS)
 
 services: install
 	$(BIN)/python scripts/services.py up

@@ -278,9 +278,7 @@ def create_kb_host(store: KbStore | None = None, token: str | None = None) -> St
         if (denied := unauthorised(request)) is not None:
             return denied
         body = await request.json() if await request.body() else {}
-        kb.outage(
-            body.get("seconds"), count=body.get("count"), after_requests=body.get("after", 0)
-        )
+        kb.outage(body.get("seconds"), count=body.get("count"), after_requests=body.get("after", 0))
         return JSONResponse({"ok": True})
 
     async def recover(request: Request) -> Response:

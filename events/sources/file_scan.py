@@ -60,7 +60,9 @@ class Observation:
     reason: str | None = None
 
 
-def _skipped(path: str, reason: str, sha: str | None = None, size: int | None = None) -> Observation:
+def _skipped(
+    path: str, reason: str, sha: str | None = None, size: int | None = None
+) -> Observation:
     return Observation(path, f"{reason}:{sha or size or ''}", sha, size, reason=reason)
 
 
@@ -96,13 +98,14 @@ class FileTree:
             base = os.path.join(self.root, directory) if directory else self.root
             try:
                 with os.scandir(base) as it:
-                    entries = sorted(it, key=lambda e: e.name, reverse=True)
+                    entries = sorted(it, key=lambda e: e.name)
             except FileNotFoundError:
                 continue
             except OSError as exc:
                 log.warning("cannot list %s: %s", base, exc)
                 self.unlisted.add(directory)
                 continue
+            subdirs: list[str] = []
             for entry in entries:
                 rel = f"{directory}/{entry.name}" if directory else entry.name
                 if not _encodable(rel):
@@ -112,9 +115,10 @@ class FileTree:
                         yield Entry(rel, entry.path, link=True)
                 elif entry.is_dir(follow_symlinks=False):
                     if not self.ignore.ignored(rel, True):
-                        stack.append(rel)
+                        subdirs.append(rel)
                 elif entry.is_file(follow_symlinks=False) and not self.ignore.ignored(rel, False):
                     yield Entry(rel, entry.path)
+            stack.extend(reversed(subdirs))  # depth first, in name order
 
     def observe(self, entry: Entry) -> Observation | None:
         """Read ``entry``; ``None`` when it vanished or is not a regular file. Never raises

@@ -1,0 +1,40 @@
+"""The ``local`` provider: deterministic functions registered per task."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from streams.llm.base import LLMError, StructuredRequest, StructuredResult, T, prompt_hash
+
+Handler = Callable[[dict[str, Any]], BaseModel]
+
+
+class LocalProvider:
+    """Answers each task with a pure function of the request's ``context``."""
+
+    name = "local"
+    model = "local-rules-v1"
+
+    def __init__(self, handlers: dict[str, Handler] | None = None) -> None:
+        self.handlers: dict[str, Handler] = dict(handlers or {})
+
+    def register(self, task: str, handler: Handler) -> None:
+        self.handlers[task] = handler
+
+    async def structured(self, request: StructuredRequest[T]) -> StructuredResult[T]:
+        handler = self.handlers.get(request.task)
+        if handler is None:
+            raise LLMError("NO_LOCAL_HANDLER", f"the local provider cannot do {request.task!r}")
+        value = handler(request.context)
+        if not isinstance(value, request.output_type):
+            value = request.output_type.model_validate(value.model_dump())
+        return StructuredResult(
+            value=value,
+            provider=self.name,
+            model=self.model,
+            generated_by="template",
+            prompt_hash=prompt_hash(request.system, request.prompt, self.model),
+        )

@@ -19,7 +19,7 @@ from events.registry import registry_from_settings
 from events.serde import EventSerde
 from streams.settings import TribalSettings, get_settings
 from streams.topics import ensure_topics, topic
-from streams.wiring import Handler, Processor
+from streams.wiring import BatchProcessor, Handler, Incoming, Processor, Record
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +30,12 @@ class AgentSpec:
 
     name: str
     source: str
-    processor: Processor
+    processor: Processor | BatchProcessor
     accepts: tuple[type[Event], ...]
     concurrency: int = 1
+    batch: tuple[int, float] | None = None
+    """``(max events, max seconds)``: hand the processor lists of events (Faust's
+    ``take_events``) instead of one event at a time."""
 
 
 def default_agents() -> list[AgentSpec]:
@@ -88,19 +91,37 @@ def _wire(app: faust.App, spec: AgentSpec, serde: EventSerde, settings: TribalSe
         value_serializer="raw",
     )
 
+    async def produce(records: list[Record]) -> None:
+        for record in records:
+            # Delivery is not awaited on purpose: Faust flushes the producer before it
+            # commits an offset, which is what at-least-once needs, without a round
+            # trip per record.
+            await app.producer.send(record.topic, record.key, record.value, None, None, None)
+
     async def agent(stream: Any) -> AsyncIterator[None]:
         async for event in stream.events():
             msg = event.message
-            for record in handler.handle(msg.topic, msg.partition, msg.offset, msg.key, msg.value):
-                # Not awaited on purpose: Faust flushes the producer before it commits
-                # an offset, which is what at-least-once needs, without a round trip
-                # per record.
-                await app.producer.send(record.topic, record.key, record.value, None, None, None)
+            await produce(
+                await handler.handle(msg.topic, msg.partition, msg.offset, msg.key, msg.value)
+            )
             yield None
 
-    agent.__name__ = spec.name
-    agent.__qualname__ = spec.name
-    app.agent(source, name=spec.name, concurrency=spec.concurrency, sink=None)(agent)
+    async def batch_agent(stream: Any) -> AsyncIterator[None]:
+        assert spec.batch is not None
+        size, within = spec.batch
+        async for events in stream.take_events(size, within=within):
+            batch = [
+                Incoming(m.topic, m.partition, m.offset, m.key, m.value)
+                for m in (e.message for e in events)
+            ]
+            await produce(await handler.handle_batch(batch))
+            yield None
+
+    chosen = batch_agent if spec.batch else agent
+
+    chosen.__name__ = spec.name
+    chosen.__qualname__ = spec.name
+    app.agent(source, name=spec.name, concurrency=spec.concurrency, sink=None)(chosen)
 
 
 def run_worker(settings: TribalSettings | None = None, loglevel: str = "warning") -> None:

@@ -1,15 +1,20 @@
 """Decode → process → encode, with every failure turned into a dead letter.
 
 The agents in :mod:`streams.app` are thin: they hand raw records to a :class:`Handler`
-and produce what it returns. Everything here is synchronous and broker-free, so the
-routing and the dead-letter rules are tested without Kafka.
+and produce what it returns. Nothing here touches a broker, so the routing and the
+dead-letter rules are tested without Kafka.
+
+A processor is a function of one event (or, for batching agents, of a list of events)
+that returns the derived events; it may be ``async`` when it waits on I/O or a model.
 """
 
 from __future__ import annotations
 
+import inspect
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from events.base import Event
 from events.deadletter import DeadLettered
@@ -29,8 +34,11 @@ class Emit:
     event: Event
 
 
-Processor = Callable[[Event], Iterable[Emit]]
-"""A pure function from one source event to the derived events it implies."""
+Processor = Callable[[Event], Iterable[Emit] | Awaitable[Iterable[Emit]]]
+"""From one source event to the derived events it implies."""
+
+BatchProcessor = Callable[[Sequence[Event]], Iterable[Emit] | Awaitable[Iterable[Emit]]]
+"""From a batch of source events (in arrival order) to their derived events."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,17 @@ class Record:
     value: bytes
 
 
+@dataclass(frozen=True)
+class Incoming:
+    """A raw record as consumed, with its origin."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+
+
 class ProcessingError(Exception):
     """A processor refused an event; ``code`` goes into the dead letter."""
 
@@ -51,13 +70,20 @@ class ProcessingError(Exception):
         self.message = message
 
 
+async def _call(fn: Callable[[Any], Any], arg: Any) -> list[Emit]:
+    out = fn(arg)
+    if inspect.isawaitable(out):
+        out = await out
+    return list(out)
+
+
 class Handler:
     """Runs one processor over raw records from one source topic."""
 
     def __init__(
         self,
         name: str,
-        processor: Processor,
+        processor: Processor | BatchProcessor,
         accepts: tuple[type[Event], ...],
         serde: EventSerde,
         settings: TribalSettings,
@@ -69,52 +95,72 @@ class Handler:
         self.settings = settings
         self._deadletter_topic = topic("deadletter", settings)
 
-    def handle(
+    def _decode(self, rec: Incoming) -> Event:
+        event = self.serde.decode(rec.value or b"")
+        if not isinstance(event, self.accepts):
+            raise ProcessingError(
+                "UNEXPECTED_EVENT_TYPE",
+                f"{type(event).__name__} does not belong on {rec.topic} "
+                f"(the {self.name} agent accepts "
+                f"{', '.join(t.__name__ for t in self.accepts)})",
+            )
+        return event
+
+    async def handle(
         self, origin_topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None
     ) -> list[Record]:
         """The records to produce for one input record; never raises for bad input."""
+        rec = Incoming(origin_topic, partition, offset, key, value)
         try:
-            event = self.serde.decode(value or b"")
-            if not isinstance(event, self.accepts):
-                raise ProcessingError(
-                    "UNEXPECTED_EVENT_TYPE",
-                    f"{type(event).__name__} does not belong on {origin_topic} "
-                    f"(the {self.name} agent accepts "
-                    f"{', '.join(t.__name__ for t in self.accepts)})",
-                )
-            return [self._encode(e) for e in self.processor(event)]
-        except DecodeError as exc:
-            return [self._dead(origin_topic, partition, offset, key, value, exc.code, str(exc))]
-        except ProcessingError as exc:
-            return [self._dead(origin_topic, partition, offset, key, value, exc.code, exc.message)]
+            event = self._decode(rec)
+            return [self._encode(e) for e in await _call(self.processor, event)]
         except Exception as exc:  # a bug in a processor must not stop the stream
-            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-            return [
-                self._dead(origin_topic, partition, offset, key, value, "PROCESSING_FAILED", detail)
-            ]
+            return [self._dead(rec, exc)]
+
+    async def handle_batch(self, batch: Sequence[Incoming]) -> list[Record]:
+        """Records for a batch: bad records are dead-lettered, the rest processed together.
+
+        If the batch processor fails, each event is retried alone so that one poison
+        event costs only itself.
+        """
+        good: list[tuple[Incoming, Event]] = []
+        out: list[Record] = []
+        for rec in batch:
+            try:
+                good.append((rec, self._decode(rec)))
+            except Exception as exc:
+                out.append(self._dead(rec, exc))
+        if not good:
+            return out
+        try:
+            emits = await _call(self.processor, [e for _, e in good])
+            return out + [self._encode(e) for e in emits]
+        except Exception:
+            for rec, event in good:
+                try:
+                    out.extend(self._encode(e) for e in await _call(self.processor, [event]))
+                except Exception as exc:
+                    out.append(self._dead(rec, exc))
+            return out
 
     def _encode(self, emit: Emit) -> Record:
         full = topic(emit.topic, self.settings)
         return Record(full, emit.key.encode(), self.serde.encode(emit.event, full))
 
-    def _dead(
-        self,
-        origin_topic: str,
-        partition: int,
-        offset: int,
-        key: bytes | None,
-        value: bytes | None,
-        code: str,
-        message: str,
-    ) -> Record:
+    def _dead(self, rec: Incoming, exc: BaseException) -> Record:
+        if isinstance(exc, DecodeError | ProcessingError):
+            code, message = exc.code, str(exc) if isinstance(exc, DecodeError) else exc.message
+        else:
+            code = "PROCESSING_FAILED"
+            message = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return dead_letter_record(
             self.serde,
             self._deadletter_topic,
-            origin_topic,
-            partition,
-            offset,
-            key,
-            value,
+            rec.topic,
+            rec.partition,
+            rec.offset,
+            rec.key,
+            rec.value,
             code,
             f"[{self.name}] {message}",
         )

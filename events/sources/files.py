@@ -98,7 +98,9 @@ class FilesSource:
     async def run(self, sink: EventSink, checkpoint: CheckpointStore, stop: asyncio.Event) -> None:
         """Scan, then apply watched changes until ``stop`` is set."""
         queue: asyncio.Queue[set[str] | None] = asyncio.Queue()
-        watcher = asyncio.create_task(watch_batches(self.root, queue, stop, self.debounce_ms))
+        watcher = asyncio.create_task(
+            watch_batches(Path(self._tree.root), queue, stop, self.debounce_ms)
+        )
         # The watcher registers before its first await: changes made during the scan are
         # queued and re-checked afterwards (no-ops when the scan already saw them).
         await asyncio.sleep(0)
@@ -264,7 +266,8 @@ def _observe(
 
 
 def _changes_ignores(rel: str) -> bool:
-    return os.path.basename(rel) == GITIGNORE or rel == ".git/info/exclude"
+    # .git/info/exclude is read by every full scan; the watcher never reports .git.
+    return os.path.basename(rel) == GITIGNORE
 
 
 def _within(path: str, scopes: set[str]) -> bool:

@@ -29,7 +29,8 @@ from tenacity import (
     RetryCallState,
     retry_if_exception,
     stop_after_delay,
-    wait_exponential_jitter,
+    wait_exponential,
+    wait_random,
 )
 
 from events.sources.config import redact
@@ -157,9 +158,10 @@ class KbClient:
         policy = self.retry
         retrying = AsyncRetrying(
             retry=retry_if_exception(_transient),
-            wait=wait_exponential_jitter(
-                initial=policy.initial, max=policy.max, jitter=policy.jitter
-            ),
+            # Composed rather than wait_exponential_jitter, whose arguments moved
+            # within tenacity 9.
+            wait=wait_exponential(multiplier=policy.initial, max=policy.max)
+            + wait_random(0, policy.jitter),
             stop=stop_after_delay(policy.give_up_after),
             before_sleep=self._before_sleep,
             reraise=True,

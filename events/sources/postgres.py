@@ -133,7 +133,9 @@ class PostgresSource:
                     await asyncio.wait_for(stop.wait(), backoff)
                 backoff = min(backoff * 2, BACKOFF_MAX_S)
 
-    async def _session(self, sink: EventSink, checkpoint: CheckpointStore, stop: asyncio.Event) -> None:
+    async def _session(
+        self, sink: EventSink, checkpoint: CheckpointStore, stop: asyncio.Event
+    ) -> None:
         """One connection's life: set up, sync, then wait for a doorbell or the poll."""
         conn = await self._connect()
         wake = asyncio.Event()

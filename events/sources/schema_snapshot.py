@@ -28,15 +28,16 @@ _VOLATILE = {"event_id", "occurred_at", "schema_version", "row_count_approx", "m
 
 # Whole words (``api_key``, ``userEmail`` → ``user``/``email``) and substrings that
 # mark a column as secret or personal: such columns are never sampled.
-_SENSITIVE_WORDS = frozenset(
-    "password passwd pwd pass secret token key apikey ssn sin email mail phone mobile "
-    "fax address addr street zip zipcode postcode postal dob birth birthday birthdate "
-    "card cc ccn cvv cvc pan iban bic swift account acct routing salary wage wages "
-    "income compensation tax taxid passport license licence national nid ip "
-    "credential credentials auth otp pin hash salt signature lat lng lon latitude "
-    "longitude gps surname firstname lastname fullname gender religion ethnicity "
-    "health diagnosis".split()
-)
+_SENSITIVE_WORDS = frozenset((
+    "password", "passwd", "pwd", "pass", "secret", "token", "key", "apikey", "ssn", "sin",
+    "email", "mail", "phone", "mobile", "fax", "address", "addr", "street", "zip", "zipcode",
+    "postcode", "postal", "dob", "birth", "birthday", "birthdate", "card", "cc", "ccn", "cvv",
+    "cvc", "pan", "iban", "bic", "swift", "account", "acct", "routing", "salary", "wage",
+    "wages", "income", "compensation", "tax", "taxid", "passport", "license", "licence",
+    "national", "nid", "ip", "credential", "credentials", "auth", "otp", "pin", "hash", "salt",
+    "signature", "lat", "lng", "lon", "latitude", "longitude", "gps", "surname", "firstname",
+    "lastname", "fullname", "gender", "religion", "ethnicity", "health", "diagnosis",
+))  # fmt: skip
 _SENSITIVE_PARTS = (
     "password", "passwd", "secret", "token", "apikey", "privatekey", "email", "phone",
     "address", "birth", "salary", "iban", "creditcard", "cardnumber", "socialsecurity",

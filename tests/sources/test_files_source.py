@@ -7,6 +7,7 @@ import hashlib
 import os
 import tracemalloc
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -138,8 +139,8 @@ async def test_a_binary_file_is_skipped_once_with_its_hash(tmp_path: Path) -> No
 
 async def test_a_50_mb_file_is_skipped_without_being_read_into_memory(tmp_path: Path) -> None:
     size = 50 * 1024 * 1024
-    with open(tmp_path / "dump.sql", "wb") as f:
-        f.truncate(size)  # sparse: no disk used
+    (tmp_path / "dump.sql").touch()
+    os.truncate(tmp_path / "dump.sql", size)  # sparse: no disk used
     write(tmp_path, "small.sql", "select 1;\n")
     tracemalloc.start()
     try:
@@ -179,6 +180,16 @@ async def test_gitignored_files_and_the_git_directory_produce_no_event(tmp_path:
     write(tmp_path, ".git/info/exclude", "local.md\n")
     write(tmp_path, "local.md", "mine")
     assert sorted(by_path(await scan(tmp_path))) == [".gitignore", "docs/secret.txt"]
+
+
+async def test_a_file_that_becomes_gitignored_leaves_as_deleted(tmp_path: Path) -> None:
+    write(tmp_path, "notes.txt", "n\n")
+    checkpoint = MemoryCheckpoint()
+    await scan(tmp_path, checkpoint)
+    write(tmp_path, ".gitignore", "notes.txt\n")
+    events = by_path(await scan(tmp_path, checkpoint))
+    assert isinstance(events["notes.txt"], FileDeleted)
+    assert isinstance(events[".gitignore"], FileChanged)
 
 
 async def test_a_nested_gitignore_applies_below_its_directory_and_wins(tmp_path: Path) -> None:
@@ -261,20 +272,30 @@ async def test_the_checkpoint_is_saved_only_after_the_sink_flushed(tmp_path: Pat
     assert checkpoint.state == {"files": {"a.py": hashlib.sha256(b"a = 1\n").hexdigest()}}
 
 
+@dataclass
+class SignallingSink(MemorySink):
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def emit(self, topic: str, key: str, event: Event) -> None:
+        await super().emit(topic, key, event)
+        self.arrived.set()
+
+
 async def test_the_watch_loop_reports_edits_renames_deletes_and_moved_in_directories(
     tmp_path: Path,
 ) -> None:
     root = tmp_path / "repo"
     write(root, ".gitignore", "*.tmp\n")
     write(root, "a.py", "a = 1\n")
-    sink = MemorySink()
+    sink = SignallingSink()
     stop = asyncio.Event()
 
     async def next_events(n: int, timeout: float = 2.0) -> list[Event]:
         start = len(sink.emitted)
         async with asyncio.timeout(timeout):
             while len(sink.emitted) < start + n:
-                await asyncio.sleep(0.02)
+                sink.arrived.clear()
+                await sink.arrived.wait()
         await asyncio.sleep(0.3)  # nothing more is coming
         return [e.event for e in sink.emitted[start:]]
 
@@ -294,7 +315,8 @@ async def test_the_watch_loop_reports_edits_renames_deletes_and_moved_in_directo
         write(tmp_path, "elsewhere/pkg/c.py", "c = 1\n")
         (tmp_path / "elsewhere" / "pkg").rename(root / "pkg")
         [moved_in] = await next_events(1)
-        assert moved_in.path == "pkg/c.py"  # type: ignore[attr-defined]
+        assert isinstance(moved_in, FileChanged)
+        assert moved_in.path == "pkg/c.py"
         (root / "b.py").unlink()
         [gone] = await next_events(1)
         assert isinstance(gone, FileDeleted)

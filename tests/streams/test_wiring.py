@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,7 @@ from events.registry.file import FileSchemaRegistry
 from events.serde import EventSerde
 from streams.chunker.kb import chunk_kb_article
 from streams.settings import TribalSettings
-from streams.wiring import Emit, Handler, ProcessingError
+from streams.wiring import Emit, Handler, Incoming, ProcessingError
 from tests.harness.pipeline import kb_article
 
 SOURCE = "tribal.kb.articles"
@@ -42,11 +42,11 @@ def _dead(serde: EventSerde, value: bytes) -> DeadLettered:
     return event
 
 
-def test_a_good_article_becomes_one_chunked_document_keyed_by_document_id(
+async def test_a_good_article_becomes_one_chunked_document_keyed_by_document_id(
     serde: EventSerde,
 ) -> None:
     value = serde.encode(kb_article(7), SOURCE)
-    [record] = _handler(serde).handle(SOURCE, 0, 42, b"kb-7", value)
+    [record] = await _handler(serde).handle(SOURCE, 0, 42, b"kb-7", value)
     assert record.topic == "tribal.chunks"
     assert record.key == b"kb:kb-7"
     doc = serde.decode(record.value)
@@ -54,16 +54,16 @@ def test_a_good_article_becomes_one_chunked_document_keyed_by_document_id(
     assert doc.chunks[0].text.startswith("Article 7")
 
 
-def test_a_deleted_article_is_retracted(serde: EventSerde) -> None:
+async def test_a_deleted_article_is_retracted(serde: EventSerde) -> None:
     value = serde.encode(KbArticleDeleted(article_id="kb-7"), SOURCE)
-    [record] = _handler(serde).handle(SOURCE, 0, 1, b"kb-7", value)
+    [record] = await _handler(serde).handle(SOURCE, 0, 1, b"kb-7", value)
     assert isinstance(serde.decode(record.value), DocumentRetracted)
 
 
-def test_random_bytes_are_dead_lettered_with_origin_and_original_payload(
+async def test_random_bytes_are_dead_lettered_with_origin_and_original_payload(
     serde: EventSerde,
 ) -> None:
-    [record] = _handler(serde).handle(SOURCE, 3, 99, b"k", b"garbage")
+    [record] = await _handler(serde).handle(SOURCE, 3, 99, b"k", b"garbage")
     assert record.topic == "tribal.deadletter"
     assert record.key == b"k"
     dead = _dead(serde, record.value)
@@ -72,43 +72,86 @@ def test_random_bytes_are_dead_lettered_with_origin_and_original_payload(
     assert dead.payload == b"garbage"
 
 
-def test_an_empty_value_is_dead_lettered_not_dropped(serde: EventSerde) -> None:
-    [record] = _handler(serde).handle(SOURCE, 0, 0, None, None)
+async def test_an_empty_value_is_dead_lettered_not_dropped(serde: EventSerde) -> None:
+    [record] = await _handler(serde).handle(SOURCE, 0, 0, None, None)
     dead = _dead(serde, record.value)
     assert dead.origin_key is None
     assert dead.error_code == "NOT_WIRE_FORMAT"
 
 
-def test_an_event_on_the_wrong_topic_is_dead_lettered(serde: EventSerde) -> None:
+async def test_an_event_on_the_wrong_topic_is_dead_lettered(serde: EventSerde) -> None:
     value = serde.encode(DocumentRetracted(document_id="x"), SOURCE)
-    [record] = _handler(serde).handle(SOURCE, 0, 5, b"x", value)
+    [record] = await _handler(serde).handle(SOURCE, 0, 5, b"x", value)
     dead = _dead(serde, record.value)
     assert dead.error_code == "UNEXPECTED_EVENT_TYPE"
     assert "DocumentRetracted" in dead.error_message
 
 
-def test_a_processor_bug_is_dead_lettered_and_does_not_raise(serde: EventSerde) -> None:
+async def test_a_processor_bug_is_dead_lettered_and_does_not_raise(serde: EventSerde) -> None:
     def broken(event: Event) -> Iterable[Emit]:
         raise ZeroDivisionError("boom")
 
     value = serde.encode(kb_article(1), SOURCE)
-    [record] = _handler(serde, broken).handle(SOURCE, 0, 5, b"kb-1", value)
+    [record] = await _handler(serde, broken).handle(SOURCE, 0, 5, b"kb-1", value)
     dead = _dead(serde, record.value)
     assert dead.error_code == "PROCESSING_FAILED"
     assert "ZeroDivisionError: boom" in dead.error_message
 
 
-def test_a_processing_error_keeps_its_code(serde: EventSerde) -> None:
+async def test_a_processing_error_keeps_its_code(serde: EventSerde) -> None:
     def refuses(event: Event) -> Iterable[Emit]:
         raise ProcessingError("TOO_LARGE", "article is 60 MB")
 
     value = serde.encode(kb_article(1), SOURCE)
-    [record] = _handler(serde, refuses).handle(SOURCE, 0, 5, b"kb-1", value)
+    [record] = await _handler(serde, refuses).handle(SOURCE, 0, 5, b"kb-1", value)
     dead = _dead(serde, record.value)
     assert (dead.error_code, dead.error_message) == ("TOO_LARGE", "[kb_chunker] article is 60 MB")
 
 
-def test_invalid_utf8_in_a_key_is_kept_readable(serde: EventSerde) -> None:
-    [record] = _handler(serde).handle(SOURCE, 0, 5, b"\xff\xfekey", b"junk")
+async def test_invalid_utf8_in_a_key_is_kept_readable(serde: EventSerde) -> None:
+    [record] = await _handler(serde).handle(SOURCE, 0, 5, b"\xff\xfekey", b"junk")
     assert record.key == b"\xff\xfekey"
     assert _dead(serde, record.value).origin_key == "\ufffd\ufffdkey"
+
+
+async def test_a_batch_dead_letters_only_its_bad_records(serde: EventSerde) -> None:
+    seen: list[int] = []
+
+    def count_batch(events: Sequence[Event]) -> Iterable[Emit]:
+        seen.append(len(events))
+        for event in events:
+            yield from chunk_kb_article(event)
+
+    batch = [
+        Incoming(SOURCE, 0, 0, b"kb-0", serde.encode(kb_article(0), SOURCE)),
+        Incoming(SOURCE, 0, 1, b"bad", b"junk"),
+        Incoming(SOURCE, 0, 2, b"kb-2", serde.encode(kb_article(2), SOURCE)),
+    ]
+    records = await _handler(serde, count_batch).handle_batch(batch)
+    assert seen == [2]
+    assert sorted(r.topic for r in records) == [
+        "tribal.chunks",
+        "tribal.chunks",
+        "tribal.deadletter",
+    ]
+
+
+async def test_a_poison_event_in_a_batch_costs_only_itself(serde: EventSerde) -> None:
+    def picky(events: Sequence[Event]) -> Iterable[Emit]:
+        out: list[Emit] = []
+        for event in events:
+            assert isinstance(event, KbArticleUpserted)
+            if event.article_id == "kb-1":
+                raise ValueError("cannot embed kb-1")
+            out.extend(chunk_kb_article(event))
+        return out
+
+    batch = [
+        Incoming(SOURCE, 0, n, f"kb-{n}".encode(), serde.encode(kb_article(n), SOURCE))
+        for n in range(3)
+    ]
+    records = await _handler(serde, picky).handle_batch(batch)
+    dead = [_dead(serde, r.value) for r in records if r.topic == "tribal.deadletter"]
+    assert [d.origin_offset for d in dead] == [1]
+    assert "cannot embed kb-1" in dead[0].error_message
+    assert sum(r.topic == "tribal.chunks" for r in records) == 2

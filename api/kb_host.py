@@ -11,9 +11,11 @@ changed (any add, update or delete), so a client can tell whether it moved while
 it was paging.
 
 Beyond the contract, for tests and demos: ``PUT``/``DELETE /api/kb/articles/{id}``
-edit articles, ``POST /_control/outage`` makes the listing answer 500 with the
-contract's error body (for some seconds, some requests, or until
-``POST /_control/recover``), and ``GET /_control/stats`` counts requests.
+edit articles, ``POST /_control/outage`` (``{"seconds": s, "count": n, "after": k}``,
+all optional) makes the listing answer 500 with the contract's error body after
+``k`` more good requests, for ``s`` seconds or ``n`` requests or until
+``POST /_control/recover``, and ``GET /_control/stats`` counts requests.
+``python -m api.kb_host --articles file.json --port 9000`` serves a file.
 """
 
 from __future__ import annotations
@@ -129,10 +131,6 @@ class KbStore:
             if found:
                 self._touch()
         return found
-
-    def get(self, article_id: str) -> dict[str, Any] | None:
-        with self._lock:
-            return self._articles.get(article_id)
 
     def outage(
         self, seconds: float | None = None, *, count: int | None = None, after_requests: int = 0
@@ -278,6 +276,8 @@ def create_kb_host(store: KbStore | None = None, token: str | None = None) -> St
         if (denied := unauthorised(request)) is not None:
             return denied
         body = await request.json() if await request.body() else {}
+        if not isinstance(body, dict):
+            return _error(400, "Bad request", "body must be a JSON object")
         kb.outage(body.get("seconds"), count=body.get("count"), after_requests=body.get("after", 0))
         return JSONResponse({"ok": True})
 

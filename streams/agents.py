@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+from events.chunks import DocumentChunked, DocumentRetracted
 from events.kb import KbArticleDeleted, KbArticleUpserted
 from streams.app import AgentSpec
 from streams.chunker.kb import chunk_kb_article
+from streams.embedder.agent import EmbedderProcessor
+from streams.settings import TribalSettings
 
-AGENTS: tuple[AgentSpec, ...] = (
-    AgentSpec(
-        name="kb_chunker",
-        source="kb.articles",
-        processor=chunk_kb_article,
-        accepts=(KbArticleUpserted, KbArticleDeleted),
-    ),
-)
+
+def agents_for(settings: TribalSettings) -> list[AgentSpec]:
+    """Every agent, wired for ``settings``."""
+    return [
+        AgentSpec(
+            name="kb_chunker",
+            source="kb.articles",
+            processor=chunk_kb_article,
+            accepts=(KbArticleUpserted, KbArticleDeleted),
+        ),
+        AgentSpec(
+            name="embedder",
+            source="chunks",
+            processor=EmbedderProcessor(settings),
+            accepts=(DocumentChunked, DocumentRetracted),
+            batch=(settings.embed_batch, settings.embed_within),
+        ),
+    ]

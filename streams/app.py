@@ -38,11 +38,11 @@ class AgentSpec:
     ``take_events``) instead of one event at a time."""
 
 
-def default_agents() -> list[AgentSpec]:
+def default_agents(settings: TribalSettings) -> list[AgentSpec]:
     """The processors a Tribal worker runs."""
-    from streams.agents import AGENTS
+    from streams.agents import agents_for
 
-    return list(AGENTS)
+    return agents_for(settings)
 
 
 def create_app(
@@ -76,7 +76,7 @@ def create_app(
     options.update(overrides)
     app = faust.App(app_id or settings.consumer_group, **options)
     serde = EventSerde(registry_from_settings(settings))
-    for spec in agents if agents is not None else default_agents():
+    for spec in agents if agents is not None else default_agents(settings):
         _wire(app, spec, serde, settings)
     return app
 

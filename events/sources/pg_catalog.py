@@ -70,7 +70,7 @@ JOIN pg_class sc ON sc.oid = con.conrelid JOIN pg_namespace sn ON sn.oid = sc.re
 LEFT JOIN pg_class rc ON rc.oid = con.confrelid
 LEFT JOIN pg_namespace rn ON rn.oid = rc.relnamespace
 WHERE con.contype IN ('p', 'f') AND con.conparentid = 0
-  AND (con.conrelid = ANY($1::oid[]) OR con.confrelid = ANY($1::oid[]))
+  AND (con.conrelid IN (SELECT unnest($1::oid[])) OR con.confrelid IN (SELECT unnest($1::oid[])))
 ORDER BY con.conname
 """
 

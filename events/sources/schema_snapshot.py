@@ -10,7 +10,6 @@ unchanged one emits nothing. The checkpoint is saved only after the sink flushed
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -55,17 +54,18 @@ def is_sensitive_column(name: str) -> bool:
     return any(part in compact for part in _SENSITIVE_PARTS)
 
 
-def _canonical(event: TableObserved) -> dict[str, Any]:
-    data = event.model_dump(mode="json", exclude=_VOLATILE)
-    for column in data["columns"]:
-        column.pop("sample_values", None)
-    return data
+_EXCLUDE: dict[str, Any] = {
+    **dict.fromkeys(_VOLATILE, True),
+    "columns": {"__all__": {"sample_values"}},
+}
 
 
 def metadata_hash(event: TableObserved) -> str:
-    """sha256 of the snapshot's canonical JSON, without volatile fields."""
-    text = json.dumps(_canonical(event), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    """sha256 of the snapshot's JSON without volatile fields (row estimate, samples).
+
+    The JSON is canonical because pydantic writes fields in declaration order.
+    """
+    return hashlib.sha256(event.model_dump_json(exclude=_EXCLUDE).encode()).hexdigest()
 
 
 def with_hash(event: TableObserved) -> TableObserved:

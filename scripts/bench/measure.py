@@ -157,8 +157,13 @@ class Collector:
             if batches:
                 self._changed.set()
 
-    async def wait_for(self, keys: Sequence[bytes], timeout: float) -> None:
-        """Return once every key has arrived; ``TimeoutError`` naming how many did not."""
+    async def wait_for(
+        self, keys: Sequence[bytes], timeout: float, check: Callable[[], None] | None = None
+    ) -> None:
+        """Return once every key has arrived; ``TimeoutError`` naming how many did not.
+
+        ``check`` runs every second and may raise to give up early (a dead worker).
+        """
         deadline = time.monotonic() + timeout
         pending = [k for k in keys if k not in self.received]
         while pending:
@@ -173,6 +178,8 @@ class Collector:
             pending = [k for k in pending if k not in self.received]
             if self._task is not None and self._task.done():
                 self._task.result()  # the consumer died: raise its error
+            if check is not None:
+                check()
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -230,6 +237,7 @@ async def run_load(
     *,
     first_timeout: float = 120.0,
     phase_timeout: float = 300.0,
+    check: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Warm up, burst ``load.messages``, then send ``load.latency_messages`` paced.
 
@@ -239,20 +247,20 @@ async def run_load(
     """
     first = [make("w", 0)]
     await _burst(producer, source_topic, first)
-    await collector.wait_for([first[0][0]], first_timeout)
+    await collector.wait_for([first[0][0]], first_timeout, check)
     warm = [make("w", i) for i in range(1, load.warmup + 1)]
     await _burst(producer, source_topic, warm)
-    await collector.wait_for([k for k, _ in warm], phase_timeout)
+    await collector.wait_for([k for k, _ in warm], phase_timeout, check)
 
     burst = [make("t", i) for i in range(load.messages)]
     sent = await _burst(producer, source_topic, burst)
-    await collector.wait_for(list(sent), phase_timeout)
+    await collector.wait_for(list(sent), phase_timeout, check)
     seconds = max(collector.received[k] for k in sent) - min(sent.values())
     loaded = _latencies_ms(sent, collector.received)
 
     paced = [make("l", i) for i in range(load.latency_messages)]
     sent_paced = await _paced(producer, source_topic, paced, load.latency_interval_s)
-    await collector.wait_for(list(sent_paced), phase_timeout)
+    await collector.wait_for(list(sent_paced), phase_timeout, check)
     quiet = _latencies_ms(sent_paced, collector.received)
     value_bytes = int(statistics.fmean(len(v) for _, v in burst)) if burst else 0
     return {

@@ -153,8 +153,16 @@ async def through_worker(
         producer = new_producer(broker.bootstrap)
         await producer.start()
         await collector.start()
+        running = worker
+
+        def check() -> None:
+            if not running.alive():
+                raise TimeoutError(f"the {mode} worker exited")
+
         try:
-            measured = await run_load(producer, collector, topic(SOURCE, settings), make, load)
+            measured = await run_load(
+                producer, collector, topic(SOURCE, settings), make, load, check=check
+            )
         except TimeoutError as exc:
             log = (data_dir / "worker.log").read_text(errors="replace")[-3000:]
             raise RuntimeError(f"{mode} worker: {exc}\n--- worker log tail ---\n{log}") from exc

@@ -123,7 +123,7 @@ async def run_relay(settings: TribalSettings) -> None:
                     if (tp.partition, msg.offset) in seen:
                         continue  # Tansu may hand a record out twice
                     seen.add((tp.partition, msg.offset))
-                    for record in handler.handle(
+                    for record in await handler.handle(
                         msg.topic, msg.partition, msg.offset, msg.key, msg.value
                     ):
                         await producer.send(record.topic, record.value, key=record.key)

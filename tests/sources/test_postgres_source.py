@@ -12,6 +12,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from events.base import Event
 from events.schema import IncomingForeignKey, TableDropped, TableObserved
 from events.sources.base import build_source
 from events.sources.checkpoint import MemoryCheckpoint
@@ -68,6 +69,14 @@ async def execute(dsn: str, sql: str) -> None:
 
 def by_table(sink: MemorySink) -> dict[str, TableObserved]:
     return {e.key: e.event for e in sink.emitted if isinstance(e.event, TableObserved)}
+
+
+async def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    for _ in range(int(timeout / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"condition not met within {timeout}s")
 
 
 async def wait_for(
@@ -153,7 +162,7 @@ async def test_an_unchanged_database_emits_nothing_even_after_a_restart(database
     assert sink.emitted == []  # row estimates changed, the schema did not
 
 
-DDL_CASES = {
+DDL_CASES: dict[str, tuple[str, str, str, Callable[[Event], bool]]] = {
     "create_table": (
         "",
         "CREATE TABLE invoices (id int PRIMARY KEY, amount numeric)",
@@ -207,15 +216,17 @@ async def test_ddl_produces_the_right_event_promptly(database: str, mode: str, c
         await asyncio.wait_for(task, 5)
 
 
+async def start_and_stop(source: PostgresSource) -> None:
+    stop = asyncio.Event()
+    task = asyncio.create_task(source.run(MemorySink(), MemoryCheckpoint(), stop))
+    await until(lambda: source.trigger_installed)
+    stop.set()
+    await task
+
+
 async def test_installing_the_trigger_twice_keeps_one_of_each(database: str) -> None:
-    for _ in range(2):
-        source = PostgresSource("shop", database, install_trigger=True, interval=60)
-        stop = asyncio.Event()
-        task = asyncio.create_task(source.run(MemorySink(), MemoryCheckpoint(), stop))
-        while not source.trigger_installed:
-            await asyncio.sleep(0.01)
-        stop.set()
-        await task
+    await start_and_stop(PostgresSource("shop", database, install_trigger=True, interval=60))
+    await start_and_stop(PostgresSource("shop", database, install_trigger=True, interval=60))
     conn = await asyncpg.connect(database)
     try:
         names = [r["evtname"] for r in await conn.fetch("SELECT evtname FROM pg_event_trigger")]
@@ -232,8 +243,7 @@ async def test_a_lost_connection_is_retried_and_changes_still_arrive(database: s
     sink, stop = MemorySink(), asyncio.Event()
     task = asyncio.create_task(source.run(sink, MemoryCheckpoint(), stop))
     try:
-        while not source.trigger_installed:
-            await asyncio.sleep(0.01)
+        await until(lambda: source.trigger_installed)
         await asyncio.sleep(0.2)
         await execute(
             database,
@@ -287,7 +297,7 @@ async def test_samples_are_opt_in_and_never_taken_from_sensitive_columns(databas
     sensitive = ["email", "password_hash", "phone", "salary", "date_of_birth", "card_number"]
     assert all(samples[name] == () for name in sensitive)
     text = repr(sink.emitted)
-    assert "@x.io" not in text and "4111-" not in text and "555-" not in text
+    assert not any(secret in text for secret in ("@x.io", "4111-", "555-"))
     # Samples (like row estimates) are volatile: they never make a table "changed".
     assert by_table(sink)["shop.public.users"].metadata_hash == (
         by_table(plain)["shop.public.users"].metadata_hash
@@ -322,13 +332,11 @@ async def test_tribal_yaml_lists_several_databases_each_named_in_its_keys(
             dsns[name] = _dsn_for(postgres_dsn, db)
             await execute(dsns[name], "CREATE TABLE people (id int PRIMARY KEY)")
         config = tmp_path / "tribal.yaml"
-        config.write_text(
-            "sources:\n"
-            + "".join(
-                f"  - {{kind: postgres, name: {n}, dsn: '${{{n.upper()}_DSN}}', schemas: [public]}}\n"
-                for n in dsns
-            )
-        )
+        entries = [
+            f"  - {{kind: postgres, name: {n}, dsn: '${{{n.upper()}_DSN}}', schemas: public}}"
+            for n in dsns
+        ]
+        config.write_text("sources:\n" + "\n".join(entries) + "\n")
         env = {f"{n.upper()}_DSN": dsn for n, dsn in dsns.items()}
         sink = MemorySink()
         for entry in load_config(config, env).sources:
@@ -360,7 +368,7 @@ async def test_schema_events_land_on_the_topic_keyed_by_fully_qualified_name(
         await execute(database, "DROP VIEW big_orders")
         assert await source.sync_once(sink, checkpoint) == 1
     records = await pipeline.read_all("schema.changes")
-    decoded = {}
+    decoded: dict[str, list[str]] = {}
     for record in records:
         event = pipeline.serde.decode(record.value)
         assert isinstance(event, TableObserved | TableDropped)

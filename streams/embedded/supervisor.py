@@ -135,11 +135,13 @@ class EmbeddedStack:
                     f"restored {report.records} records in {report.topics} topics and the "
                     f"offsets of {len(report.groups)} consumer group(s) from the archive"
                 )
-            prefix = settings.topic_prefix
+            # Tribal's topics, plus the Faust app's own (table changelogs), so that
+            # stateful agents also resume where they stopped.
+            owned = (settings.topic_prefix, f"{settings.consumer_group}-")
             self.writer = ArchiveWriter(
                 bootstrap,
                 settings.archive_path,
-                topic_filter=lambda t: t.startswith(prefix),
+                topic_filter=lambda t: t.startswith(owned),
                 flush_ms=settings.archive_flush_ms,
             )
             await self.writer.start()

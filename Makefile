@@ -42,6 +42,12 @@ fmt: install
 
 bench: install
 	$(BIN)/python -m scripts.bench $(BENCH_ARGS)
+	$(BIN)/python scripts/bench_turns.py
+	$(BIN)/python -m scripts.bench_sources_files
+	$(BIN)/python -m scripts.bench_sources_ddl
+	@test ! -f scripts/bench_chunker.py || $(BIN)/python -m scripts.bench_chunker
+	@test ! -f scripts/bench_documenter.py || $(BIN)/python -m scripts.bench_documenter
+	@echo "results: bench-results/*.json"
 
 services: install
 	$(BIN)/python scripts/services.py up

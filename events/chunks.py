@@ -25,6 +25,13 @@ class Chunk(Value):
     symbol: str | None = None
     kind: str = Field(default="text", description="class, function, method, section, text...")
     metadata: dict[str, str] = Field(default_factory=dict)
+    parent_symbol: str | None = Field(
+        default=None, description="The enclosing symbol (class, namespace, header), if any."
+    )
+    fully_qualified_name: str | None = Field(
+        default=None, description="e.g. 'streams.wiring.Handler.handle' or a header path."
+    )
+    language: str | None = Field(default=None, description="e.g. 'python', 'markdown'.")
 
 
 class DocumentChunked(TenantEvent):

@@ -33,12 +33,23 @@ class Stack:
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = data_dir.parent / f"{data_dir.name}-up.log"
+        self.extra_args: list[str] = []
+        self.extra_env: dict[str, str] = {}
 
     def start(self, timeout: float = 60) -> Stack:
         env = dict(os.environ, TRIBAL_API_PORT=str(self.port), HF_HUB_OFFLINE="1")
+        env.update(self.extra_env)
         log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "up", "--data-dir", str(self.data_dir)],
+            [
+                sys.executable,
+                "-m",
+                "api.cli",
+                "up",
+                "--data-dir",
+                str(self.data_dir),
+                *self.extra_args,
+            ],
             cwd=REPO,
             env=env,
             stdout=log,
@@ -182,3 +193,29 @@ async def test_after_kill_9_nothing_is_lost_and_at_most_the_last_batch_is_redone
     finally:
         if again.proc and again.proc.poll() is None:
             again.kill()
+
+
+async def test_tribal_up_runs_the_sources_listed_in_tribal_yaml(data_dir: Path) -> None:
+    watched = data_dir.parent / "repo"
+    watched.mkdir(parents=True)
+    (watched / "hello.py").write_text("def hello():\n    return 'world'\n")
+    config = data_dir.parent / "tribal.yaml"
+    config.write_text(
+        "sources:\n  - kind: files\n    name: demo\n    path: ${DEMO_REPO}\n    repo: demo\n"
+    )
+    stack = Stack(data_dir)
+    stack.extra_args = ["--config", str(config)]
+    stack.extra_env = {"DEMO_REPO": str(watched)}
+    stack.start()
+    try:
+        pipeline = stack.pipeline()
+
+        async def file_seen() -> bool:
+            keys = [m.key for m in await pipeline.read_all("files.changes")]
+            return b"demo:hello.py" in keys
+
+        await eventually(file_seen, timeout=60)
+        assert stack.stop() == 0
+    finally:
+        if stack.proc and stack.proc.poll() is None:
+            stack.kill()

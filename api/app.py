@@ -45,7 +45,10 @@ def create_app(settings: TribalSettings | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         sink: KafkaSink | None = None
         if settings.kafka_bootstrap:
-            sink = KafkaSink(settings.kafka_bootstrap, EventSerde(registry), settings.topic_prefix)
+            # linger 0: a caller waits for its ack; concurrent calls still share batches
+            sink = KafkaSink(
+                settings.kafka_bootstrap, EventSerde(registry), settings.topic_prefix, linger_ms=0
+            )
             await sink.start()
             state["ingestor"] = MemoryIngestor(sink)
         try:

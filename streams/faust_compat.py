@@ -28,3 +28,38 @@ def set_fetch_max_wait(milliseconds: int) -> None:
 
         AIOKafkaConsumerThread._create_worker_consumer = create_worker_consumer  # type: ignore[method-assign]
     _state["fetch_max_wait_ms"] = int(milliseconds)
+
+
+def quiet_monitor() -> Any:
+    """A Faust ``Monitor`` without the per-message bookkeeping.
+
+    Faust's default monitor keeps statistics for every message and stream event (its
+    web UI shows them; Tribal serves Prometheus metrics instead). Those hooks ran on
+    every record and were a large share of the per-message cost in ``make bench``.
+    """
+    from faust.sensors.monitor import Monitor
+
+    class QuietMonitor(Monitor):
+        def on_message_in(self, tp: Any, offset: int, message: Any) -> None:
+            return None
+
+        def on_stream_event_in(self, tp: Any, offset: int, stream: Any, event: Any) -> None:
+            return None
+
+        def on_stream_event_out(
+            self, tp: Any, offset: int, stream: Any, event: Any, state: Any = None
+        ) -> None:
+            return None
+
+        def on_message_out(self, tp: Any, offset: int, message: Any) -> None:
+            return None
+
+        def on_send_initiated(
+            self, producer: Any, topic: str, message: Any, keysize: int, valsize: int
+        ) -> Any:
+            return None
+
+        def on_send_completed(self, producer: Any, state: Any, metadata: Any) -> None:
+            return None
+
+    return QuietMonitor()

@@ -51,8 +51,15 @@ class MemorySink:
 class KafkaSink:
     """Produces Avro events to Kafka with ``acks=all``; ``flush`` waits for the acks."""
 
-    def __init__(self, bootstrap: str, serde: EventSerde, topic_prefix: str = "tribal.") -> None:
+    def __init__(
+        self,
+        bootstrap: str,
+        serde: EventSerde,
+        topic_prefix: str = "tribal.",
+        linger_ms: int = 5,
+    ) -> None:
         self.bootstrap = bootstrap
+        self.linger_ms = linger_ms
         self.serde = serde
         self.topic_prefix = topic_prefix
         self._producer: Any = None
@@ -64,7 +71,7 @@ class KafkaSink:
         producer = AIOKafkaProducer(
             bootstrap_servers=self.bootstrap,
             acks="all",
-            linger_ms=5,
+            linger_ms=self.linger_ms,
             max_request_size=64 * 1024 * 1024,
         )
         await producer.start()

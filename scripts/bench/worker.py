@@ -52,6 +52,10 @@ def passthrough_batch(events: Sequence[Event]) -> Iterable[Emit]:
 def run_faust(settings: TribalSettings, overrides: dict[str, Any]) -> None:
     import faust
 
+    from streams.app import use_fast_event_loop
+
+    use_fast_event_loop()
+
     from streams.app import AgentSpec, create_app
 
     overrides = dict(overrides)

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
+import aiohttp
 from rich.console import Console
 from rich.table import Table
 
@@ -116,15 +116,16 @@ async def over_http(settings: TribalSettings, calls: int, log: Path) -> list[dic
     try:
         wait_until(lambda: port_open("127.0.0.1", port), 30, "tribal api")
         rows = []
-        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits) as client:
+        # aiohttp as the load generator: at 50 callers httpx's pool was the bottleneck,
+        # measuring the client instead of Tribal.
+        connector = aiohttp.TCPConnector(limit=64)
+        async with aiohttp.ClientSession(f"http://127.0.0.1:{port}", connector=connector) as client:
 
             async def call(w: int, n: int) -> None:
-                r = await client.post(
-                    "/v1/memory/turns",
-                    json={"group_id": f"bench:h{w}", "user_message": turn(w, n).user_message},
-                )
-                r.raise_for_status()
+                body = {"group_id": f"bench:h{w}", "user_message": turn(w, n).user_message}
+                async with client.post("/v1/memory/turns", json=body) as r:
+                    r.raise_for_status()
+                    await r.read()
 
             await drive(50, 1, call)
             for c in CONCURRENCY:

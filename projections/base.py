@@ -1,0 +1,50 @@
+"""The projection port: what a read store must do to be rebuilt from the log."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from events.base import Event
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One event with where it came from, as a projection receives it."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: str | None
+    event: Event
+
+
+TopicPartitionKey = tuple[str, int]
+
+
+class Projection(Protocol):
+    """A read store folded from events."""
+
+    name: str
+    topics: tuple[str, ...]
+    """Short topic names (``"chunks"``, ``"embeddings"``) this projection reads."""
+
+    async def setup(self) -> None:
+        """Create what the store needs (tables, collections); idempotent."""
+        ...
+
+    async def positions(self) -> dict[TopicPartitionKey, int]:
+        """The next offset to apply per (full topic name, partition); absent = from start."""
+        ...
+
+    async def apply(self, batch: Sequence[Applied]) -> int:
+        """Apply events not yet applied and record their offsets with the writes.
+
+        Returns how many events changed the store (already-applied ones are skipped).
+        """
+        ...
+
+    async def close(self) -> None:
+        """Release connections."""
+        ...

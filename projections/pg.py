@@ -1,0 +1,118 @@
+"""PostgreSQL projections: one transaction per batch, offsets in the same transaction."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from events.base import Event
+from projections.base import Applied, TopicPartitionKey
+
+H = TypeVar("H", bound=Callable[..., Awaitable[None]])
+
+OFFSETS_DDL = """
+CREATE TABLE IF NOT EXISTS {schema}.projection_offsets (
+    projection  text    NOT NULL,
+    topic       text    NOT NULL,
+    partition   integer NOT NULL,
+    next_offset bigint  NOT NULL,
+    applied_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (projection, topic, partition)
+)"""
+
+
+class PgProjection:
+    """Base for PostgreSQL projections.
+
+    Subclasses set ``name``/``topics``, write ``ddl()`` and register one handler per
+    event type with :meth:`handles`. Handlers run inside the batch's transaction.
+    """
+
+    name: str = "pg"
+    topics: tuple[str, ...] = ()
+    _handlers: dict[type[Event], str]
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        cls._handlers = {}
+        for attr, value in vars(cls).items():
+            for event_type in getattr(value, "_handles", ()):
+                cls._handlers[event_type] = attr
+
+    @staticmethod
+    def handles(*event_types: type[Event]) -> Callable[[H], H]:
+        """Mark a method ``async def on_x(self, conn, applied)`` as the handler of types."""
+
+        def mark(fn: H) -> H:
+            fn._handles = event_types  # type: ignore[attr-defined]
+            return fn
+
+        return mark
+
+    def __init__(self, dsn: str, schema: str = "tribal") -> None:
+        self.dsn = dsn
+        self.schema = schema
+        self.pool: Any = None
+        self._positions: dict[TopicPartitionKey, int] = {}
+
+    def ddl(self) -> list[str]:
+        """Statements that create this projection's tables in ``self.schema``."""
+        return []
+
+    async def setup(self) -> None:
+        import asyncpg
+
+        if self.pool is None:
+            self.pool = await asyncpg.create_pool(self.dsn, min_size=1, max_size=4)
+        async with self.pool.acquire() as conn, conn.transaction():
+            # Concurrent setups (worker + API) must not race on CREATE IF NOT EXISTS.
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('tribal-setup'))")
+            await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
+            await conn.execute(OFFSETS_DDL.format(schema=f'"{self.schema}"'))
+            for statement in self.ddl():
+                await conn.execute(statement)
+
+    async def positions(self) -> dict[TopicPartitionKey, int]:
+        rows = await self.pool.fetch(
+            f'SELECT topic, partition, next_offset FROM "{self.schema}".projection_offsets '
+            "WHERE projection = $1",
+            self.name,
+        )
+        self._positions = {(r["topic"], r["partition"]): r["next_offset"] for r in rows}
+        return dict(self._positions)
+
+    async def apply(self, batch: Sequence[Applied]) -> int:
+        fresh = [a for a in batch if a.offset >= self._positions.get((a.topic, a.partition), 0)]
+        if not fresh:
+            return 0
+        nexts: dict[TopicPartitionKey, int] = {}
+        async with self.pool.acquire() as conn, conn.transaction():
+            for applied in fresh:
+                handler = self._handler_for(type(applied.event))
+                if handler is not None:
+                    await handler(conn, applied)
+                key = (applied.topic, applied.partition)
+                nexts[key] = max(nexts.get(key, 0), applied.offset + 1)
+            await conn.executemany(
+                f'INSERT INTO "{self.schema}".projection_offsets '
+                "(projection, topic, partition, next_offset) VALUES ($1, $2, $3, $4) "
+                "ON CONFLICT (projection, topic, partition) DO UPDATE "
+                "SET next_offset = EXCLUDED.next_offset, applied_at = now()",
+                [(self.name, t, p, o) for (t, p), o in nexts.items()],
+            )
+        self._positions.update(nexts)
+        return len(fresh)
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019 - one entry per event type, lives with the class
+    def _handler_for(self, event_type: type[Event]) -> Any:
+        for klass in event_type.__mro__:
+            attr = self._handlers.get(klass)
+            if attr is not None:
+                return getattr(self, attr)
+        return None
+
+    async def close(self) -> None:
+        if self.pool is not None:
+            await self.pool.close()
+            self.pool = None

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from prometheus_client import Gauge
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -19,9 +21,15 @@ from events.registry import registry_from_settings
 from events.serde import EventSerde
 from events.sources.sink import KafkaSink
 from events.sources.turns import MemoryIngestor
+from projections.lag import projection_lags
+from projections.registry import projections_for
 from streams.settings import TribalSettings, get_settings
 
 VERSION = "0.1.0"
+log = logging.getLogger(__name__)
+LAG_GAUGE = Gauge(
+    "tribal_projection_lag_messages", "Messages a projection has yet to apply", ["projection"]
+)
 
 
 async def _tcp_ok(hostport: str, timeout: float = 0.5) -> bool:
@@ -51,12 +59,23 @@ def create_app(settings: TribalSettings | None = None) -> Starlette:
             )
             await sink.start()
             state["ingestor"] = MemoryIngestor(sink)
+        lagged: list[Any] = []
+        if settings.postgres_dsn and settings.kafka_bootstrap:
+            try:
+                for projection in projections_for(settings):
+                    await projection.setup()
+                    lagged.append(projection)
+            except Exception as exc:  # the API serves without lag figures
+                log.warning("projection lag unavailable: %s", exc)
+        state["projections"] = lagged
         try:
             yield
         finally:
             state.pop("ingestor", None)
             if sink is not None:
                 await sink.stop()
+            for projection in lagged:
+                await projection.close()
 
     async def healthz(request: Request) -> JSONResponse:
         checks: dict[str, Any] = {}
@@ -64,14 +83,29 @@ def create_app(settings: TribalSettings | None = None) -> Starlette:
             first = settings.kafka_bootstrap.split(",")[0]
             checks["kafka"] = "ok" if await _tcp_ok(first) else "unreachable"
         ok = all(v == "ok" for v in checks.values())
+        lags = await _lags()
         body = {
             "status": "ok" if ok else "degraded",
             "version": VERSION,
             "mode": settings.mode,
             "uptime_s": round(time.time() - started, 3),
             "checks": checks,
+            "projections": {name: {"lag_messages": n} for name, n in lags.items()},
         }
         return JSONResponse(body, status_code=200 if ok else 503)
+
+    async def _lags() -> dict[str, int]:
+        projections = state.get("projections") or []
+        if not projections:
+            return {}
+        try:
+            found = await asyncio.wait_for(projection_lags(settings, projections), 2.0)
+        except Exception as exc:  # health must answer even when lag cannot be measured
+            log.warning("cannot measure projection lag: %s", exc)
+            return {}
+        for lag in found:
+            LAG_GAUGE.labels(projection=lag.name).set(lag.messages)
+        return {lag.name: lag.messages for lag in found}
 
     async def openapi(request: Request) -> JSONResponse:
         return JSONResponse(openapi_document())
@@ -79,6 +113,7 @@ def create_app(settings: TribalSettings | None = None) -> Starlette:
     async def metrics(request: Request) -> Response:
         from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+        await _lags()
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     routes = [

@@ -111,6 +111,23 @@ def worker(loglevel: Annotated[str | None, typer.Option()] = None) -> None:
 
 
 @app.command()
+def project(
+    only: Annotated[list[str] | None, typer.Option("--only", help="Run these projections.")] = None,
+) -> None:
+    """Run the projections (read stores folded from the topics) until stopped."""
+    from projections.service import run_projections
+
+    settings = TribalSettings()
+    if not settings.kafka_bootstrap:
+        settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, None)})
+    try:
+        asyncio.run(run_projections(settings, only))
+    except (RuntimeError, KeyError) as exc:
+        console.print(f"[red]{exc}")
+        raise typer.Exit(2) from exc
+
+
+@app.command()
 def api(host: str = "127.0.0.1", port: int = 8765) -> None:
     """Serve the HTTP API."""
     import uvicorn
@@ -193,6 +210,24 @@ def restore(
         f"restored {report.records} records into {report.topics} topics "
         f"({report.skipped_partitions} partitions already present); "
         f"offsets of {len(report.groups)} group(s)"
+    )
+
+
+@app.command("export-docs")
+def export_docs(
+    directory: Annotated[Path, typer.Argument(help="Output directory (e.g. ./docs).")],
+    bootstrap: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Write {database}/{domain}/{table}.md, overviews and documentation-manifest.json."""
+    from streams.documenter.export import export_from_topic
+
+    settings = _settings()
+    settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, bootstrap)})
+    manifest = asyncio.run(export_from_topic(settings, directory))
+    tables = sum(d["tables_documented"] for d in manifest["databases"])
+    console.print(
+        f"wrote {manifest['total_files']} files ({tables} tables) and "
+        f"{directory / 'documentation-manifest.json'}"
     )
 
 

@@ -160,7 +160,10 @@ class EmbeddedStack:
             env=env,
             log_path=self.logs / "api.log",
         )
-        starting = [worker, api]
+        projections = ChildProcess(
+            "projections", [*cli, "project"], env=env, log_path=self.logs / "projections.log"
+        )
+        starting = [worker, projections, api]
         if self.config is not None:
             # Sources from tribal.yaml run in their own child: a slow database or host
             # never stalls the worker or the API.

@@ -1,0 +1,49 @@
+"""How far each projection is behind the log, computed from what the stores recorded.
+
+Read by ``/healthz``, ``/metrics`` and ``tribal status`` in any process: positions
+come from each projection's own store, end offsets from the broker.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from projections.base import Projection
+from streams.settings import TribalSettings
+from streams.topics import TOPICS_BY_NAME, topic
+
+
+@dataclass(frozen=True)
+class ProjectionLag:
+    name: str
+    messages: int
+    partitions: int
+    measured_at: float
+
+
+async def projection_lags(
+    settings: TribalSettings, projections: list[Projection]
+) -> list[ProjectionLag]:
+    """Messages behind per projection (0 = caught up)."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, group_id=None)
+    await consumer.start()
+    try:
+        out: list[ProjectionLag] = []
+        for projection in projections:
+            tps = [
+                TopicPartition(topic(short, settings), p)
+                for short in projection.topics
+                for p in range(TOPICS_BY_NAME[short].partition_count(settings))
+            ]
+            ends = await consumer.end_offsets(tps)
+            positions = await projection.positions()
+            behind = sum(
+                max(0, ends[tp] - positions.get((tp.topic, tp.partition), 0)) for tp in tps
+            )
+            out.append(ProjectionLag(projection.name, behind, len(tps), time.time()))
+        return out
+    finally:
+        await consumer.stop()

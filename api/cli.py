@@ -128,6 +128,58 @@ def project(
 
 
 @app.command()
+def rebuild(
+    projection: Annotated[str, typer.Argument(help="deadletters, catalog, graph or index.")],
+    start: Annotated[
+        str, typer.Option("--from", help="'earliest' or an ISO timestamp (partial rebuild).")
+    ] = "earliest",
+) -> None:
+    """Replay the topics into a shadow store and swap it in once caught up."""
+    from datetime import datetime
+
+    from rich.progress import TimeRemainingColumn
+
+    from projections.rebuild import rebuild as run_rebuild
+
+    settings = TribalSettings()
+    if not settings.kafka_bootstrap:
+        settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, None)})
+    if not settings.postgres_dsn:
+        from streams.embedded.supervisor import read_stack_info
+
+        info = read_stack_info(settings.data_dir)
+        if info is not None:
+            settings = settings.model_copy(update={"postgres_dsn": info.postgres_dsn})
+    since: int | None = None
+    if start != "earliest":
+        try:
+            since = int(datetime.fromisoformat(start).timestamp() * 1000)
+        except ValueError as exc:
+            console.print(f"[red]--from takes 'earliest' or an ISO timestamp, not {start!r}")
+            raise typer.Exit(2) from exc
+    with Progress(
+        TextColumn(f"rebuilding {projection}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} records"),
+        TimeRemainingColumn(),
+        console=console,
+    ) as bar:
+        task = bar.add_task(projection, total=None)
+
+        def on_progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        try:
+            report = asyncio.run(run_rebuild(settings, projection, since, on_progress))
+        except (KeyError, TypeError, RuntimeError) as exc:
+            console.print(f"[red]{exc}")
+            raise typer.Exit(2) from exc
+    console.print(
+        f"rebuilt {report.projection}: {report.applied} events in {report.seconds:.1f}s, swapped in"
+    )
+
+
+@app.command()
 def api(host: str = "127.0.0.1", port: int = 8765) -> None:
     """Serve the HTTP API."""
     import uvicorn

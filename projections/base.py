@@ -48,3 +48,25 @@ class Projection(Protocol):
     async def close(self) -> None:
         """Release connections."""
         ...
+
+
+class RewindNeededError(Exception):
+    """A batch starts after the store's position: events in between would be lost.
+
+    Happens when the store was swapped (rebuild) or restored under a running
+    projection; the runner re-seeks to the store's positions and reads again.
+    """
+
+
+def check_no_gap(stored: dict[TopicPartitionKey, int], batch: Sequence[Applied]) -> None:
+    """Raise :class:`RewindNeededError` if ``batch`` skips offsets the store has not seen."""
+    first: dict[TopicPartitionKey, int] = {}
+    for a in batch:
+        key = (a.topic, a.partition)
+        first[key] = min(first.get(key, a.offset), a.offset)
+    for key, offset in first.items():
+        position = stored.get(key)
+        if position is not None and offset > position:
+            raise RewindNeededError(
+                f"{key[0]}[{key[1]}] batch starts at {offset}, store is at {position}"
+            )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from events.base import Event
-from projections.base import Applied, TopicPartitionKey
+from projections.base import Applied, TopicPartitionKey, check_no_gap
 
 H = TypeVar("H", bound=Callable[..., Awaitable[None]])
 
@@ -83,26 +84,39 @@ class PgProjection:
         return dict(self._positions)
 
     async def apply(self, batch: Sequence[Applied]) -> int:
-        fresh = [a for a in batch if a.offset >= self._positions.get((a.topic, a.partition), 0)]
-        if not fresh:
+        if not batch:
             return 0
         nexts: dict[TopicPartitionKey, int] = {}
+        applied_count = 0
         async with self.pool.acquire() as conn, conn.transaction():
-            for applied in fresh:
+            # Positions are read inside the transaction, not trusted from memory: after
+            # a rebuild swaps the store, or a concurrent writer, the store is the truth.
+            rows = await conn.fetch(
+                f'SELECT topic, partition, next_offset FROM "{self.schema}".projection_offsets '
+                "WHERE projection = $1 FOR UPDATE",
+                self.name,
+            )
+            stored = {(r["topic"], r["partition"]): r["next_offset"] for r in rows}
+            check_no_gap(stored, batch)
+            for applied in batch:
+                key = (applied.topic, applied.partition)
+                if applied.offset < max(stored.get(key, 0), nexts.get(key, 0)):
+                    continue  # already applied (a replay, or a broker re-send)
                 handler = self._handler_for(type(applied.event))
                 if handler is not None:
                     await handler(conn, applied)
-                key = (applied.topic, applied.partition)
-                nexts[key] = max(nexts.get(key, 0), applied.offset + 1)
-            await conn.executemany(
-                f'INSERT INTO "{self.schema}".projection_offsets '
-                "(projection, topic, partition, next_offset) VALUES ($1, $2, $3, $4) "
-                "ON CONFLICT (projection, topic, partition) DO UPDATE "
-                "SET next_offset = EXCLUDED.next_offset, applied_at = now()",
-                [(self.name, t, p, o) for (t, p), o in nexts.items()],
-            )
+                applied_count += 1
+                nexts[key] = applied.offset + 1
+            if nexts:
+                await conn.executemany(
+                    f'INSERT INTO "{self.schema}".projection_offsets '
+                    "(projection, topic, partition, next_offset) VALUES ($1, $2, $3, $4) "
+                    "ON CONFLICT (projection, topic, partition) DO UPDATE "
+                    "SET next_offset = EXCLUDED.next_offset, applied_at = now()",
+                    [(self.name, t, p, o) for (t, p), o in nexts.items()],
+                )
         self._positions.update(nexts)
-        return len(fresh)
+        return applied_count
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - one entry per event type, lives with the class
     def _handler_for(self, event_type: type[Event]) -> Any:
@@ -111,6 +125,45 @@ class PgProjection:
             if attr is not None:
                 return getattr(self, attr)
         return None
+
+    # -- rebuild: build a shadow schema, then swap it in by renames --------------------
+
+    def shadow(self) -> PgProjection:
+        """An empty copy of this projection in ``<schema>__shadow``."""
+        clone = copy.copy(self)
+        clone.schema = f"{self.schema}__shadow"
+        clone.pool = None
+        clone._positions = {}
+        return clone
+
+    async def reset(self) -> None:
+        """Drop this projection's schema (used on a shadow before a rebuild)."""
+        import asyncpg
+
+        conn = await asyncpg.connect(self.dsn)
+        try:
+            await conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+        finally:
+            await conn.close()
+
+    async def swap_in(self, shadow: PgProjection) -> None:
+        """Make ``shadow``'s schema live in one transaction; the old one is dropped.
+
+        Readers block on the renames for a moment instead of failing: PostgreSQL takes
+        the locks, and statements planned against the old schema are re-planned.
+        """
+        import asyncpg
+
+        live, old = self.schema, f"{self.schema}__old"
+        conn = await asyncpg.connect(self.dsn)
+        try:
+            async with conn.transaction():
+                await conn.execute(f'DROP SCHEMA IF EXISTS "{old}" CASCADE')
+                await conn.execute(f'ALTER SCHEMA "{live}" RENAME TO "{old}"')
+                await conn.execute(f'ALTER SCHEMA "{shadow.schema}" RENAME TO "{live}"')
+                await conn.execute(f'DROP SCHEMA "{old}" CASCADE')
+        finally:
+            await conn.close()
 
     async def close(self) -> None:
         if self.pool is not None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from events.serde import DecodeError, EventSerde
-from projections.base import Applied, Projection
+from projections.base import Applied, Projection, RewindNeededError
 from streams.settings import TribalSettings
 from streams.topics import TOPICS_BY_NAME, topic
 
@@ -64,7 +64,12 @@ class ProjectionRunner:
             tps += [TopicPartition(full, p) for p in range(spec.partition_count(self.settings))]
         return tps
 
-    async def start(self) -> None:
+    async def start(self, from_timestamp_ms: int | None = None) -> None:
+        """Assign every partition and seek to the store's positions.
+
+        Partitions the store has never seen start at the beginning, or at the first
+        record at or after ``from_timestamp_ms`` when given (a partial rebuild).
+        """
         await self.projection.setup()
         self._consumer = AIOKafkaConsumer(
             bootstrap_servers=self.settings.kafka_bootstrap,
@@ -78,12 +83,24 @@ class ProjectionRunner:
         tps = self._partitions()
         self._consumer.assign(tps)
         positions = await self.projection.positions()
+        by_time: dict[TopicPartition, object] = {}
+        if from_timestamp_ms is not None:
+            fresh = [tp for tp in tps if (tp.topic, tp.partition) not in positions]
+            if fresh:
+                by_time = dict(
+                    await self._consumer.offsets_for_times({tp: from_timestamp_ms for tp in fresh})
+                )
         for tp in tps:
             start = positions.get((tp.topic, tp.partition))
-            if start is None:
-                await self._consumer.seek_to_beginning(tp)
-            else:
+            found = by_time.get(tp)
+            if start is not None:
                 self._consumer.seek(tp, start)
+            elif found is not None:
+                self._consumer.seek(tp, found.offset)  # type: ignore[attr-defined]
+            elif from_timestamp_ms is not None:
+                await self._consumer.seek_to_end(tp)  # nothing that recent here
+            else:
+                await self._consumer.seek_to_beginning(tp)
 
     async def stop(self) -> None:
         if self._consumer is not None:
@@ -150,6 +167,10 @@ class ProjectionRunner:
                 if time.monotonic() - last_lag > 1.0:
                     await self.measure_lag()
                     last_lag = time.monotonic()
+            except RewindNeededError as exc:
+                log.info("%s: %s; re-reading from the store's positions", self.projection.name, exc)
+                await self._rewind()
+                continue
             except Exception:
                 log.exception("%s: apply failed; retrying in %.1fs", self.projection.name, delay)
                 await self._rewind()
@@ -173,7 +194,11 @@ class ProjectionRunner:
         total = 0
         idle = 0
         while idle < idle_passes:
-            n = await self.step()
+            try:
+                n = await self.step()
+            except RewindNeededError:
+                await self._rewind()
+                continue
             total += n
             idle = idle + 1 if n == 0 else 0
         return total

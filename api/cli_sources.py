@@ -21,17 +21,9 @@ Name = Annotated[str | None, typer.Option(help="Name of this source (checkpoint 
 
 
 def _bootstrap(settings: TribalSettings) -> str:
-    if settings.kafka_bootstrap:
-        return settings.kafka_bootstrap
-    from streams.embedded.supervisor import read_stack_info
+    from api.cli import _bootstrap as resolve
 
-    info = read_stack_info(settings.data_dir)
-    if info is None:
-        console.print(
-            "[red]No broker: set TRIBAL_KAFKA_BOOTSTRAP or start the stack with `tribal up`."
-        )
-        raise typer.Exit(2)
-    return info.kafka_bootstrap
+    return resolve(settings, None)
 
 
 async def _run(configs: list[SourceConfig], once: bool) -> int:

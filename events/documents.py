@@ -1,4 +1,8 @@
-"""Generated documentation on ``tribal.tables.documented`` (key: table FQN or domain)."""
+"""Generated documentation on ``tribal.tables.documented`` (key: table FQN or domain).
+
+A ``DomainDocumented`` whose ``tables`` is empty retires that domain (all its tables
+were dropped or moved elsewhere); readers such as ``tribal export-docs`` skip it.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,18 @@ from events.base import TenantEvent
 
 
 class _Generated(TenantEvent):
-    generated_by: str = Field(description="LLM provider, e.g. 'local' or 'anthropic'.")
+    generated_by: str = Field(
+        description="'llm' or 'template' (older events: the provider name, e.g. 'local')."
+    )
     model: str
     content: str = Field(description="The Markdown document.")
+    provider: str = Field(default="", description="LLM provider, e.g. 'local' or 'anthropic'.")
+    prompt_hash: str = Field(default="", description="sha256 of the prompt that was asked.")
+    input_tokens: int = 0
+    output_tokens: int = 0
+    fallback_reason: str | None = Field(
+        default=None, description="Why the LLM was not used although configured, if it failed."
+    )
 
 
 class TableDocumented(_Generated):
@@ -29,6 +42,22 @@ class TableDocumented(_Generated):
     column_descriptions: dict[str, str] = Field(default_factory=dict)
     keywords: tuple[str, ...] = ()
     metadata_hash: str = Field(description="metadata_hash of the TableObserved documented.")
+    priority: int = Field(default=2, description="1 core, 2 standard, 3 system (seed 001).")
+    key_columns: tuple[str, ...] = Field(
+        default=(), description="The columns that matter most: keys first."
+    )
+    existing_comment: str | None = Field(
+        default=None, description="The table's database comment, kept verbatim."
+    )
+    columns_from_comments: tuple[str, ...] = Field(
+        default=(),
+        description="Columns whose description is their database comment, kept verbatim.",
+    )
+    database_type: str = ""
+    row_count_approx: int | None = None
+    related_tables: tuple[str, ...] = Field(
+        default=(), description="FQNs this table references or is referenced by."
+    )
 
 
 class DomainDocumented(_Generated):
@@ -42,3 +71,7 @@ class DomainDocumented(_Generated):
     tables: tuple[str, ...] = Field(description="Fully qualified names of its tables.")
     er_diagram: str | None = Field(default=None, description="Mermaid syntax.")
     common_joins: tuple[str, ...] = ()
+    title: str = Field(default="", description="Display name (from the LLM when available).")
+    graph_hash: str = Field(
+        default="", description="Hash of the domain's tables, keys and foreign keys."
+    )

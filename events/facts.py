@@ -48,6 +48,9 @@ class EntityMerged(MemoryEvent):
     stage: str = Field(description="Dedup stage that matched: exact, fuzzy, embedding, rule.")
     score: float | None = None
     entity: Entity = Field(description="The merged result.")
+    episode_id: UUID | None = Field(
+        default=None, description="The episode whose extraction produced the duplicate."
+    )
 
 
 class RelationshipAsserted(MemoryEvent):
@@ -78,3 +81,6 @@ class RelationshipInvalidated(MemoryEvent):
         default=None, description="The relationship that superseded this one, if any."
     )
     reason: str | None = None
+    episode_id: UUID | None = Field(
+        default=None, description="The episode whose statement invalidated it, if any."
+    )

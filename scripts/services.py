@@ -383,8 +383,9 @@ class KafkaNode:
                 self._java(
                     "kafka.tools.StorageTool",
                     "format",
-                    "-t",
-                    cluster_id,
+                    # one argument: a random id may start with '-', which argparse
+                    # would take for an option (1 run in 64 failed to start)
+                    f"--cluster-id={cluster_id}",
                     "-c",
                     str(config),
                     heap="256m",

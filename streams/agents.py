@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from events.chunks import DocumentChunked, DocumentRetracted
+from events.files import FileChanged, FileDeleted, FileSkipped
 from events.kb import KbArticleDeleted, KbArticleUpserted
 from streams.app import AgentSpec
+from streams.chunker.defaults import default_registry
+from streams.chunker.files import FileChunker
 from streams.chunker.kb import chunk_kb_article
+from streams.documenter.agent import documenter_spec
 from streams.embedder.agent import EmbedderProcessor
 from streams.settings import TribalSettings
 
@@ -20,10 +24,17 @@ def agents_for(settings: TribalSettings) -> list[AgentSpec]:
             accepts=(KbArticleUpserted, KbArticleDeleted),
         ),
         AgentSpec(
+            name="file_chunker",
+            source="files.changes",
+            processor=FileChunker(default_registry()),
+            accepts=(FileChanged, FileDeleted, FileSkipped),
+        ),
+        AgentSpec(
             name="embedder",
             source="chunks",
             processor=EmbedderProcessor(settings),
             accepts=(DocumentChunked, DocumentRetracted),
             batch=(settings.embed_batch, settings.embed_within),
         ),
+        documenter_spec(settings),
     ]

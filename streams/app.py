@@ -77,6 +77,7 @@ def create_app(
         "broker_heartbeat_interval": min(1.0, settings.session_timeout / 3),
         "datadir": str(settings.data_dir / "faust"),
         "producer_linger_ms": 0,
+        "producer_max_request_size": settings.max_message_bytes,
     }
     options.update(overrides)
     set_fetch_max_wait(settings.fetch_max_wait_ms)

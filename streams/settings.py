@@ -28,6 +28,8 @@ class TribalSettings(BaseSettings):
     replication_factor: int = Field(default=1, ge=1)
     topic_partitions: dict[str, int] = Field(default_factory=dict)
     """Per-topic partition counts, e.g. ``{"memory.turns": 12}`` (names without prefix)."""
+    max_message_bytes: int = Field(default=16 * 1024 * 1024, ge=1024 * 1024)
+    """Largest event on any topic (a document's chunks travel as one event)."""
     derived_retention_ms: int = 7 * 24 * 3600 * 1000
     """Derived topics can be re-derived, so they need not live forever (-1 keeps them)."""
 

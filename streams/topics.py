@@ -35,7 +35,12 @@ class TopicSpec:
         return FOREVER if self.source else settings.derived_retention_ms
 
     def config(self, settings: TribalSettings) -> dict[str, str]:
-        return {"retention.ms": str(self.retention_ms(settings)), "cleanup.policy": "delete"}
+        return {
+            "retention.ms": str(self.retention_ms(settings)),
+            "cleanup.policy": "delete",
+            # a whole document's chunks (or vectors) travel as one event
+            "max.message.bytes": str(settings.max_message_bytes),
+        }
 
 
 TOPICS: tuple[TopicSpec, ...] = (

@@ -23,7 +23,8 @@ def _paragraphs(text: str) -> Iterable[tuple[int, int, str]]:
     """(first line, last line, text) of each blank-line separated paragraph, 1-based."""
     start: int | None = None
     lines: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Split on "\n" only, as editors and tree-sitter count lines (not on \x1e, \u2028...).
+    for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             if start is None:
                 start = number
@@ -43,35 +44,35 @@ def _split_long(first: int, last: int, text: str, limit: int) -> Iterable[tuple[
         yield first, last, text[offset : offset + limit]
 
 
+def pack_paragraphs(text: str, limit: int = MAX_CHUNK_CHARS) -> list[tuple[int, int, str]]:
+    """``(first line, last line, text)`` of paragraphs packed up to ``limit`` characters."""
+    pieces = [p for para in _paragraphs(text) for p in _split_long(*para, limit)]
+    packed: list[tuple[int, int, str]] = []
+    buf: list[tuple[int, int, str]] = []
+    size = 0
+    for piece in pieces:
+        if buf and size + len(piece[2]) + 2 > limit:
+            packed.append((buf[0][0], buf[-1][1], "\n\n".join(p[2] for p in buf)))
+            buf, size = [], 0
+        buf.append(piece)
+        size += len(piece[2]) + 2
+    if buf:
+        packed.append((buf[0][0], buf[-1][1], "\n\n".join(p[2] for p in buf)))
+    return packed
+
+
 def chunk_text(
     document_id: str, version: str, text: str, limit: int = MAX_CHUNK_CHARS
 ) -> tuple[Chunk, ...]:
     """Pack paragraphs into chunks of at most ``limit`` characters, keeping line ranges."""
-    pieces = [p for para in _paragraphs(text) for p in _split_long(*para, limit)]
-    chunks: list[Chunk] = []
-    buf: list[tuple[int, int, str]] = []
-
-    def flush() -> None:
-        if buf:
-            index = len(chunks)
-            chunks.append(
-                Chunk(
-                    chunk_id=f"{document_id}@{version[:12]}#{index}",
-                    index=index,
-                    text="\n\n".join(p[2] for p in buf),
-                    start_line=buf[0][0],
-                    end_line=buf[-1][1],
-                    kind="section",
-                )
-            )
-            buf.clear()
-
-    size = 0
-    for piece in pieces:
-        if buf and size + len(piece[2]) + 2 > limit:
-            flush()
-            size = 0
-        buf.append(piece)
-        size += len(piece[2]) + 2
-    flush()
-    return tuple(chunks)
+    return tuple(
+        Chunk(
+            chunk_id=f"{document_id}@{version[:12]}#{index}",
+            index=index,
+            text=body,
+            start_line=first,
+            end_line=last,
+            kind="section",
+        )
+        for index, (first, last, body) in enumerate(pack_paragraphs(text, limit))
+    )

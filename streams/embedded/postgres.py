@@ -176,19 +176,12 @@ class EmbeddedPostgres:
     def _check_reachable(self, account: pwd.struct_passwd) -> None:
         # Every parent must be searchable by the server's account, or initdb fails
         # with a bare "permission denied" that does not say which directory.
-        for parent in self.data_dir.parents:
-            st = parent.stat()
-            if st.st_uid == account.pw_uid:
-                ok = bool(st.st_mode & stat.S_IXUSR)
-            elif st.st_gid == account.pw_gid:
-                ok = bool(st.st_mode & stat.S_IXGRP)
-            else:
-                ok = bool(st.st_mode & stat.S_IXOTH)
-            if not ok:
-                raise RuntimeError(
-                    f"PostgreSQL runs as {account.pw_name!r}, which cannot enter {parent}; "
-                    "put the data directory somewhere that account can reach"
-                )
+        parent = self._unreachable(self.data_dir, account)
+        if parent is not None:
+            raise RuntimeError(
+                f"PostgreSQL runs as {account.pw_name!r}, which cannot enter {parent}; "
+                "put the data directory somewhere that account can reach"
+            )
 
     def _prepare_dir(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)

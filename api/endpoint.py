@@ -1,0 +1,93 @@
+"""JSON endpoints from pydantic models: parse, validate, call, answer — errors as AgentError."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from api.errors import error_response
+
+MAX_BODY_BYTES = 1024 * 1024
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ApiError(Exception):
+    """Raised by an endpoint body to answer with an AgentError."""
+
+    def __init__(self, status: int, code: str, message: str, *, recoverable: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.recoverable = recoverable
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The request body as a JSON object, or an :class:`ApiError`."""
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        raise ApiError(413, "PAYLOAD_TOO_LARGE", f"body over {MAX_BODY_BYTES} bytes")
+    try:
+        data = json.loads(raw or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ApiError(400, "INVALID_JSON", f"request body is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ApiError(400, "INVALID_REQUEST", "request body must be a JSON object")
+    return data
+
+
+def invalid(exc: ValidationError) -> Response:
+    """A 422 AgentError listing every problem, the first one in the message."""
+    problems = [
+        {"field": ".".join(str(p) for p in e["loc"]) or "body", "problem": e["msg"]}
+        for e in exc.errors()
+    ]
+    first = problems[0]
+    return error_response(
+        422,
+        "INVALID_REQUEST",
+        f"{first['field']}: {first['problem']}",
+        context={"problems": problems},
+    )
+
+
+def json_endpoint(
+    model: type[M], status: int = 200
+) -> Callable[[Callable[[Request, M], Awaitable[Any]]], Callable[[Request], Awaitable[Response]]]:
+    """Turn ``async def f(request, body: model) -> dict | BaseModel`` into a route handler."""
+
+    def wrap(
+        fn: Callable[[Request, M], Awaitable[Any]],
+    ) -> Callable[[Request], Awaitable[Response]]:
+        async def handler(request: Request) -> Response:
+            try:
+                data = (
+                    await read_json(request)
+                    if request.method != "GET"
+                    else dict(request.query_params)
+                )
+                body = model.model_validate(data)
+                result = await fn(request, body)
+            except ValidationError as exc:
+                return invalid(exc)
+            except ApiError as exc:
+                return error_response(
+                    exc.status, exc.code, exc.message, recoverable=exc.recoverable
+                )
+            if isinstance(result, Response):
+                return result
+            if isinstance(result, BaseModel):
+                result = result.model_dump(mode="json")
+            return JSONResponse(result, status_code=status)
+
+        handler.__name__ = fn.__name__
+        handler.__doc__ = fn.__doc__
+        return handler
+
+    return wrap

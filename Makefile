@@ -45,7 +45,8 @@ bench: install
 	$(BIN)/python scripts/bench_turns.py
 	$(BIN)/python -m scripts.bench_sources_files
 	$(BIN)/python -m scripts.bench_sources_ddl
-	@test ! -f scripts/bench_chunker.py || $(BIN)/python -m scripts.bench_chunker
+	$(BIN)/python -m scripts.bench_chunker
+	$(BIN)/python -m scripts.bench_embedder
 	@test ! -f scripts/bench_documenter.py || $(BIN)/python -m scripts.bench_documenter
 	@echo "results: bench-results/*.json"
 

@@ -1,0 +1,165 @@
+"""Benchmark the embedding pipeline: chunks/s through Kafka → embedder agent → embeddings,
+next to raw ``model.encode`` on the same texts in the same run. Target: ≥ 90 % of raw.
+
+    python -m scripts.bench_embedder [--chunks 4000] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from events.chunks import Chunk, ChunksEmbedded, DocumentChunked
+from streams.embedded.tansu import TansuBroker
+from streams.embedder.model import SentenceTransformerEmbedder
+from tests.harness.pipeline import Pipeline, WorkerProcess, isolated_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+CHUNKS_PER_DOC = 16
+TARGET = 0.90
+
+
+def corpus(n: int) -> list[str]:
+    """Real prose and code from this repository, cut into ~400-character pieces."""
+    texts: list[str] = []
+    files = sorted(ROOT.glob("**/*.py")) + sorted(ROOT.glob("**/*.md"))
+    for path in files:
+        if ".venv" in path.parts:
+            continue
+        body = path.read_text(errors="replace")
+        for start in range(0, len(body), 400):
+            piece = body[start : start + 400].strip()
+            if len(piece) > 100:
+                # unique text per chunk: the embedder's cache must not serve repeats
+                texts.append(f"{path.name} #{len(texts)}\n{piece}")
+            if len(texts) >= n:
+                return texts
+    while len(texts) < n:
+        texts.append(f"filler chunk {len(texts)} about order processing and refunds")
+    return texts
+
+
+def documents(texts: list[str], tag: str) -> list[DocumentChunked]:
+    docs = []
+    for d in range(0, len(texts), CHUNKS_PER_DOC):
+        doc_id = f"bench:{tag}:{d}"
+        chunks = tuple(
+            Chunk(chunk_id=f"{doc_id}#{i}", index=i, text=t)
+            for i, t in enumerate(texts[d : d + CHUNKS_PER_DOC])
+        )
+        docs.append(
+            DocumentChunked(
+                document_id=doc_id,
+                document_version="0" * 64,
+                source_type="file",
+                chunked_by="bench",
+                chunks=chunks,
+            )
+        )
+    return docs
+
+
+async def pipeline_rate(texts: list[str], scratch: Path) -> dict[str, float]:
+    broker = TansuBroker(log_path=scratch / "tansu.log").start()
+    try:
+        settings = isolated_settings(broker.bootstrap, scratch / "data", default_partitions=2)
+        pipe = Pipeline(settings)
+        await pipe.create_topics()
+        with WorkerProcess(settings, scratch / "worker.log"):
+            # warm-up: the worker loads the model and joins the group before timing
+            await pipe.produce("chunks", [(d.document_id, d) for d in documents(texts[:16], "w")])
+            await _wait_for(pipe, 1, timeout=180)
+            docs = documents(texts, "run")
+            t0 = time.perf_counter()
+            await pipe.produce("chunks", [(d.document_id, d) for d in docs])
+            await _wait_for(pipe, 1 + len(docs), timeout=600)
+            seconds = time.perf_counter() - t0
+    finally:
+        broker.stop()
+    return {
+        "chunks": len(texts),
+        "seconds": round(seconds, 3),
+        "chunks_per_s": len(texts) / seconds,
+    }
+
+
+async def _wait_for(pipe: Pipeline, n: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        events = [e for e in await pipe.decoded("embeddings") if isinstance(e, ChunksEmbedded)]
+        if len(events) >= n:
+            return
+        await asyncio.sleep(0.5)
+    raise TimeoutError(f"only part of {n} ChunksEmbedded events arrived in {timeout:.0f}s")
+
+
+def raw_rate(texts: list[str]) -> dict[str, float]:
+    model = SentenceTransformerEmbedder()
+    model.encode(texts[:64])  # load and warm up
+    t0 = time.perf_counter()
+    for start in range(0, len(texts), 64):
+        model.encode(texts[start : start + 64])
+    seconds = time.perf_counter() - t0
+    return {
+        "chunks": len(texts),
+        "seconds": round(seconds, 3),
+        "chunks_per_s": len(texts) / seconds,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--chunks", type=int, default=4000)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "embedder.json")
+    args = parser.parse_args(argv)
+    n = 256 if args.quick else args.chunks
+    texts = corpus(n)
+    scratch = Path(tempfile.mkdtemp(prefix="tribal-bench-embed-"))
+    try:
+        raw = raw_rate(texts)
+        piped = asyncio.run(pipeline_rate(texts, scratch))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    ratio = piped["chunks_per_s"] / raw["chunks_per_s"]
+    doc = {
+        "benchmark": "embedding pipeline",
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "raw_encode": raw,
+        "through_kafka": piped,
+        "ratio": round(ratio, 3),
+        "target": TARGET,
+        "target_met": ratio >= TARGET,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc, indent=2))
+    table = Table(title=f"Embedding pipeline vs raw model.encode (target ≥ {TARGET:.0%})")
+    for col in ("path", "chunks", "seconds", "chunks/s"):
+        table.add_column(col, justify="right")
+    table.add_row(
+        "raw model.encode", str(raw["chunks"]), str(raw["seconds"]), f"{raw['chunks_per_s']:.0f}"
+    )
+    table.add_row(
+        "Kafka → embedder → embeddings",
+        str(piped["chunks"]),
+        str(piped["seconds"]),
+        f"{piped['chunks_per_s']:.0f}",
+    )
+    Console().print(table)
+    Console().print(f"ratio {ratio:.1%}; target met: {doc['target_met']}  →  {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

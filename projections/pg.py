@@ -128,12 +128,13 @@ class PgProjection:
 
     # -- rebuild: build a shadow schema, then swap it in by renames --------------------
 
-    def shadow(self) -> PgProjection:
-        """An empty copy of this projection in ``<schema>__shadow``."""
+    async def make_shadow(self) -> PgProjection:
+        """An empty copy of this projection in ``<schema>__shadow`` (any old one dropped)."""
         clone = copy.copy(self)
         clone.schema = f"{self.schema}__shadow"
         clone.pool = None
         clone._positions = {}
+        await clone.reset()
         return clone
 
     async def reset(self) -> None:

@@ -21,12 +21,8 @@ from streams.settings import TribalSettings
 
 
 class Rebuildable(Projection, Protocol):
-    def shadow(self) -> Any:
+    async def make_shadow(self) -> Any:
         """An empty store of the same kind beside the live one."""
-        ...
-
-    async def reset(self) -> None:
-        """Remove this store entirely."""
         ...
 
     async def swap_in(self, shadow: Any) -> None:
@@ -53,11 +49,10 @@ async def rebuild(
 ) -> RebuildReport:
     """Rebuild projection ``name`` into a shadow and swap it in once caught up."""
     [live] = projections_for(settings, [name])
-    if not hasattr(live, "shadow"):
+    if not hasattr(live, "make_shadow"):
         raise TypeError(f"projection {name} cannot be rebuilt in a shadow store")
     rebuildable: Rebuildable = live  # type: ignore[assignment]
-    shadow = rebuildable.shadow()
-    await shadow.reset()
+    shadow = await rebuildable.make_shadow()
     serde = EventSerde(registry_from_settings(settings))
     runner = ProjectionRunner(shadow, settings, serde, batch_size=2000)
     t0 = time.monotonic()

@@ -48,15 +48,15 @@ class SearchMode(StrEnum):
     VECTOR = "vector"
 
 
-class IndexError_(Exception):  # noqa: N801 - ``IndexError`` is a builtin
+class SearchIndexError(Exception):
     """Base of the index's own errors."""
 
 
-class MissingTenantError(IndexError_, ValueError):
+class MissingTenantError(SearchIndexError, ValueError):
     """A memory kind was queried or written without a tenant scope."""
 
 
-class IndexWriteError(IndexError_, RuntimeError):
+class IndexWriteError(SearchIndexError, RuntimeError):
     """The store rejected some objects; the batch must be retried."""
 
 
@@ -174,9 +174,7 @@ class SearchIndex(Protocol):
         """Delete every object and pending vector of a document; returns objects deleted."""
         ...
 
-    async def delete_stale_chunks(
-        self, tenant: str, document_id: str, keep: Sequence[str]
-    ) -> int:
+    async def delete_stale_chunks(self, tenant: str, document_id: str, keep: Sequence[str]) -> int:
         """Delete the document's objects whose chunk id is not in ``keep`` (older versions).
 
         Pending vectors are kept: they may belong to a newer version whose chunks are

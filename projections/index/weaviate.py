@@ -1,0 +1,343 @@
+"""The search index on Weaviate (the distributed default), through weaviate-client v4.
+
+One collection per kind plus ``PendingVector`` and ``Offsets``, all named
+``{prefix}{Logical}_{generation}`` and reached through aliases ``{prefix}{Logical}``;
+a rebuild fills a new generation and :meth:`finish_generation` re-points each alias
+(atomic per collection) and deletes the old generation. Episode and Summary are
+multi-tenant (one Weaviate tenant per Tribal tenant, created on first write); the
+other kinds carry ``tenant`` as a filtered property.
+
+Weaviate has no transactions: object ids are uuid5 (:func:`scoring.object_uuid`), a
+batch's data is written before its offsets, and a replay rewrites identical objects
+(exactly-once effect). Objects are replaced whole on write, so adding a vector to a
+chunk (or text to a pending vector) fetches the other half first and writes both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+from uuid import UUID, uuid5
+
+import weaviate
+from weaviate.classes.data import DataObject
+from weaviate.classes.query import Filter
+
+from projections.index import weaviate_schema as ws
+from projections.index.port import (
+    CHUNK_KINDS,
+    Filters,
+    Hit,
+    IndexedObject,
+    IndexWriteError,
+    Kind,
+    MissingTenantError,
+    Positions,
+    SearchMode,
+)
+from projections.index.scoring import OBJECT_NAMESPACE, object_uuid, weaviate_tenant
+
+_MAX = 10_000
+
+
+def _check(result: Any, what: str) -> None:
+    if result.has_errors:
+        first = next(iter(result.errors.values()))
+        raise IndexWriteError(f"{what}: {len(result.errors)} objects failed: {first.message}")
+
+
+def stored_vector(obj: Any) -> list[float] | None:
+    """The self-provided (unnamed) vector of a returned object, if any."""
+    vectors = obj.vector or {}
+    value = vectors.get("default")
+    return list(value) if value is not None else None
+
+
+class WeaviateIndex:
+    """:class:`~projections.index.port.SearchIndex` on Weaviate."""
+
+    def __init__(
+        self,
+        http_host: str,
+        http_port: int,
+        grpc_host: str,
+        grpc_port: int,
+        prefix: str = "Tribal",
+        model: str | None = None,
+        generation: str | None = None,
+    ) -> None:
+        self.endpoint = (http_host, http_port, grpc_host, grpc_port)
+        self.prefix = prefix
+        self.model = model
+        self.generation = generation
+        """``None``: the live generation, through aliases; else a concrete shadow."""
+        self.client: Any = None
+
+    @classmethod
+    def from_url(cls, url: str, grpc_port: int, **kwargs: Any) -> WeaviateIndex:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        host = parts.hostname or "127.0.0.1"
+        return cls(host, parts.port or 8080, host, grpc_port, **kwargs)
+
+    def _name(self, logical: str) -> str:
+        alias = f"{self.prefix}{logical}"
+        return alias if self.generation is None else f"{alias}_{self.generation}"
+
+    def _col(self, logical: str, tenant: str | None = None) -> Any:
+        col = self.client.collections.use(self._name(logical))
+        return col.with_tenant(weaviate_tenant(tenant)) if tenant is not None else col
+
+    def _kind_col(self, kind: Kind, tenant: str) -> Any:
+        return self._col(kind.value, tenant if kind.is_memory else None)
+
+    async def _connect(self) -> None:
+        if self.client is None:
+            http_host, http_port, grpc_host, grpc_port = self.endpoint
+            self.client = weaviate.use_async_with_custom(
+                http_host, http_port, False, grpc_host, grpc_port, False, skip_init_checks=True
+            )
+            await self.client.connect()
+
+    async def _live_generation(self) -> str | None:
+        alias = await self.client.alias.get(alias_name=f"{self.prefix}{ws.OFFSETS}")
+        return None if alias is None else str(alias.collection).rsplit("_", 1)[-1]
+
+    async def _create(self, generation: str) -> None:
+        for logical in ws.LOGICAL:
+            name = f"{self.prefix}{logical}_{generation}"
+            if not await self.client.collections.exists(name):
+                await self.client.collections.create(name, **ws.collection_config(logical))
+
+    async def setup(self) -> None:
+        await self._connect()
+        if self.generation is not None:
+            await self._create(self.generation)
+            return
+        if await self._live_generation() is None:
+            await self._create("v1")
+            for logical in ws.LOGICAL:
+                alias = f"{self.prefix}{logical}"
+                if not await self.client.alias.exists(alias_name=alias):
+                    await self.client.alias.create(
+                        alias_name=alias, target_collection=f"{alias}_v1"
+                    )
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        yield  # no transactions: the projection writes offsets after the data
+
+    async def positions(self, projection: str) -> Positions:
+        result = await self._col(ws.OFFSETS).query.fetch_objects(
+            filters=Filter.by_property("projection").equal(projection), limit=_MAX
+        )
+        return {
+            (str(o.properties["topic"]), int(o.properties["partition"])): int(
+                o.properties["next_offset"]
+            )
+            for o in result.objects
+        }
+
+    async def record_positions(self, projection: str, positions: Positions) -> None:
+        objects = [
+            DataObject(
+                uuid=uuid5(OBJECT_NAMESPACE, f"offsets\x1f{projection}\x1f{t}\x1f{p}"),
+                properties={"projection": projection, "topic": t, "partition": p, "next_offset": o},
+            )
+            for (t, p), o in positions.items()
+        ]
+        if objects:
+            _check(await self._col(ws.OFFSETS).data.insert_many(objects), "offsets")
+
+    def _accepts(self, vector: Sequence[float] | None, model: str | None) -> bool:
+        if vector is None or model is None:
+            return False
+        if self.model is None:
+            self.model = model
+        return model == self.model
+
+    async def _fetch(self, col: Any, ids: list[UUID], vectors: bool = True) -> dict[UUID, Any]:
+        if not ids:
+            return {}
+        result = await col.query.fetch_objects_by_ids(ids, limit=len(ids), include_vector=vectors)
+        return {o.uuid: o for o in result.objects}
+
+    async def upsert_chunks(self, objects: Sequence[IndexedObject]) -> int:
+        groups: dict[tuple[Kind, str], list[IndexedObject]] = {}
+        for o in objects:
+            groups.setdefault((o.kind, o.tenant), []).append(o)
+        for (kind, tenant), group in groups.items():
+            col = self._kind_col(kind, tenant)
+            ids = [object_uuid(o.tenant, o.chunk_id) for o in group]
+            existing: dict[UUID, Any] = {}
+            pending: dict[UUID, Any] = {}
+            # Objects that bring their own vector need nothing from the store.
+            if not kind.is_memory and not all(self._accepts(o.vector, o.model) for o in group):
+                existing, pending = await asyncio.gather(
+                    self._fetch(col, ids), self._fetch(self._col(ws.PENDING), ids)
+                )
+            batch = []
+            for uid, o in zip(ids, group, strict=True):
+                vector: list[float] | None = None
+                model = None
+                if self._accepts(o.vector, o.model):
+                    vector, model = list(o.vector or ()), o.model
+                else:
+                    for source in (existing.get(uid), pending.get(uid)):
+                        if source is None:
+                            continue
+                        found = stored_vector(source)
+                        if self._accepts(found, source.properties.get("model")):
+                            vector, model = found, self.model
+                            break
+                batch.append(
+                    DataObject(uuid=uid, properties=ws.to_properties(o, model), vector=vector)
+                )
+            _check(await col.data.insert_many(batch), f"{kind.value} upsert")
+            if pending:
+                await self._col(ws.PENDING).data.delete_many(
+                    where=Filter.by_id().contains_any(list(pending))
+                )
+        return len(objects)
+
+    async def upsert_vectors(
+        self, tenant: str, document_id: str, vectors: Mapping[str, Sequence[float]], model: str
+    ) -> int:
+        if not vectors or not self._accepts(next(iter(vectors.values())), model):
+            return 0
+        ids = {object_uuid(tenant, cid): cid for cid in vectors}
+        cols = [self._col(k.value) for k in CHUNK_KINDS]
+        found = await asyncio.gather(*(self._fetch(c, list(ids), vectors=False) for c in cols))
+        for col, objects in zip(cols, found, strict=True):
+            if objects:
+                batch = [
+                    DataObject(
+                        uuid=uid,
+                        properties={**o.properties, "model": model},
+                        vector=list(vectors[ids[uid]]),
+                    )
+                    for uid, o in objects.items()
+                ]
+                _check(await col.data.insert_many(batch), "vector upsert")
+        seen = {uid for objects in found for uid in objects}
+        pending = [
+            DataObject(
+                uuid=uid,
+                properties={
+                    "chunk_id": cid,
+                    "tenant": tenant,
+                    "document_id": document_id,
+                    "model": model,
+                },
+                vector=list(vectors[cid]),
+            )
+            for uid, cid in ids.items()
+            if uid not in seen
+        ]
+        if pending:
+            _check(await self._col(ws.PENDING).data.insert_many(pending), "pending vectors")
+        return len(ids)
+
+    async def _delete(self, logicals: Sequence[str], where: Any) -> int:
+        results = await asyncio.gather(
+            *(self._col(name).data.delete_many(where=where) for name in logicals)
+        )
+        return sum(int(r.successful) for r in results)
+
+    def _of_document(self, tenant: str, document_id: str) -> Any:
+        return Filter.all_of(
+            [
+                Filter.by_property("tenant").equal(tenant),
+                Filter.by_property("document_id").equal(document_id),
+            ]
+        )
+
+    async def retract_document(self, tenant: str, document_id: str) -> int:
+        where = self._of_document(tenant, document_id)
+        names = [k.value for k in CHUNK_KINDS]
+        deleted = await self._delete(names, where)
+        await self._delete([ws.PENDING], where)
+        return deleted
+
+    async def delete_stale_chunks(self, tenant: str, document_id: str, keep: Sequence[str]) -> int:
+        where = self._of_document(tenant, document_id)
+        if keep:
+            where = where & Filter.by_property("chunk_id").contains_none(list(keep))
+        return await self._delete([k.value for k in CHUNK_KINDS], where)
+
+    async def forget_memory(self, tenant: str, group_id: str | None) -> int:
+        from projections.index.weaviate_search import forget
+
+        return await forget(self, tenant, group_id)
+
+    async def search(
+        self,
+        query_text: str | None,
+        query_vector: Sequence[float] | None,
+        kind: Kind,
+        filters: Filters | None = None,
+        limit: int = 10,
+        tenant: str | None = None,
+        mode: SearchMode = SearchMode.HYBRID,
+    ) -> list[Hit]:
+        if kind.is_memory and tenant is None:
+            raise MissingTenantError(f"searching {kind.value} needs a tenant")
+        from projections.index.weaviate_search import search
+
+        return await search(self, query_text, query_vector, kind, filters, limit, tenant, mode)
+
+    async def count(
+        self, kind: Kind, tenant: str | None = None, filters: Filters | None = None
+    ) -> int:
+        if kind.is_memory and tenant is None:
+            raise MissingTenantError(f"counting {kind.value} needs a tenant")
+        from projections.index.weaviate_search import count
+
+        return await count(self, kind, tenant, filters)
+
+    async def begin_generation(self, model: str | None = None) -> WeaviateIndex:
+        live = await self._live_generation() or "v0"
+        shadow = WeaviateIndex(
+            *self.endpoint,
+            prefix=self.prefix,
+            model=model or self.model,
+            generation=f"v{int(live.lstrip('v')) + 1}",
+        )
+        await shadow._connect()
+        await shadow.drop()  # leftovers of an interrupted rebuild
+        await shadow.setup()
+        return shadow
+
+    async def finish_generation(self, shadow: Any) -> None:
+        assert isinstance(shadow, WeaviateIndex)
+        assert shadow.generation is not None
+        old = await self._live_generation()
+        for logical in ws.LOGICAL:
+            alias = f"{self.prefix}{logical}"
+            target = f"{alias}_{shadow.generation}"
+            if await self.client.alias.exists(alias_name=alias):
+                await self.client.alias.update(alias_name=alias, new_target_collection=target)
+            else:
+                await self.client.alias.create(alias_name=alias, target_collection=target)
+        if old is not None and old != shadow.generation:
+            for logical in ws.LOGICAL:
+                await self.client.collections.delete(f"{self.prefix}{logical}_{old}")
+        self.model = shadow.model
+        await shadow.close()
+
+    async def drop(self) -> None:
+        generation = self.generation or await self._live_generation()
+        if self.generation is None:
+            for logical in ws.LOGICAL:
+                await self.client.alias.delete(alias_name=f"{self.prefix}{logical}")
+        if generation is not None:
+            for logical in ws.LOGICAL:
+                await self.client.collections.delete(f"{self.prefix}{logical}_{generation}")
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.close()
+            self.client = None

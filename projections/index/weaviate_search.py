@@ -1,0 +1,157 @@
+"""Reads and memory erasure of the Weaviate adapter.
+
+Hybrid search runs ``near_vector`` and ``bm25`` side by side and fuses them with the
+shared :func:`scoring.fuse` (not Weaviate's own fusion), so scores and order are
+defined exactly as on pgvector.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from weaviate.classes.query import Filter, MetadataQuery
+from weaviate.exceptions import WeaviateBaseError
+
+from projections.index import weaviate_schema as ws
+from projections.index.port import Filters, Hit, IndexedObject, Kind, SearchMode
+from projections.index.scoring import (
+    CANDIDATES_PER_SIDE,
+    WEAVIATE_BM25_HALF,
+    fuse,
+    lexical_score,
+    vector_score,
+    vector_score_from_distance,
+    weaviate_tenant,
+)
+
+if TYPE_CHECKING:
+    from projections.index.weaviate import WeaviateIndex
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+def _unknown_tenant(exc: Exception) -> bool:
+    return "tenant" in str(exc).lower()
+
+
+async def _concrete(index: WeaviateIndex, kind: Kind) -> Any:
+    """The collection itself: the tenants API does not resolve aliases."""
+    name = index._name(kind.value)
+    if index.generation is None:
+        alias = await index.client.alias.get(alias_name=name)
+        name = alias.collection if alias is not None else name
+    return index.client.collections.use(name)
+
+
+async def search(
+    index: WeaviateIndex,
+    query_text: str | None,
+    query_vector: Sequence[float] | None,
+    kind: Kind,
+    filters: Filters | None,
+    limit: int,
+    tenant: str | None,
+    mode: SearchMode,
+) -> list[Hit]:
+    from projections.index.weaviate import stored_vector
+
+    vec = list(query_vector) if query_vector is not None and mode != "bm25" else None
+    text = query_text if query_text and mode != "vector" else None
+    if vec is None and not text:
+        return []
+    if kind.is_memory:
+        col = index._col(kind.value, tenant)
+        where = ws.to_filter(None, filters)
+    else:
+        col = index._col(kind.value)
+        where = ws.to_filter(tenant, filters)
+    depth = limit * CANDIDATES_PER_SIDE if vec is not None and text else limit
+
+    async def nothing() -> Any:
+        return None
+
+    try:
+        near, lexical = await asyncio.gather(
+            col.query.near_vector(
+                vec, limit=depth, filters=where, return_metadata=MetadataQuery(distance=True)
+            )
+            if vec is not None
+            else nothing(),
+            col.query.bm25(
+                text,
+                query_properties=ws.SEARCHED,
+                limit=depth,
+                filters=where,
+                include_vector=vec is not None,
+                return_metadata=MetadataQuery(score=True),
+            )
+            if text
+            else nothing(),
+        )
+    except WeaviateBaseError as exc:
+        if kind.is_memory and _unknown_tenant(exc):
+            return []
+        raise
+    objects: dict[str, IndexedObject] = {}
+    vector_side: list[tuple[str, float]] = []
+    lexical_side: list[tuple[str, float]] = []
+    vector_of: dict[str, float | None] = {}
+    for o in near.objects if near is not None else ():
+        key = str(o.uuid)
+        objects[key] = ws.from_properties(kind, o.properties)
+        vector_side.append((key, vector_score_from_distance(float(o.metadata.distance or 0))))
+    for o in lexical.objects if lexical is not None else ():
+        key = str(o.uuid)
+        objects[key] = ws.from_properties(kind, o.properties)
+        lexical_side.append((key, lexical_score(float(o.metadata.score or 0), WEAVIATE_BM25_HALF)))
+        found = stored_vector(o)
+        vector_of[key] = None if found is None or vec is None else vector_score(_cosine(found, vec))
+    fused = fuse(vector_side, lexical_side, limit, vector_of)
+    return [Hit(objects[f.key], f.score, f.vector, f.lexical) for f in fused]
+
+
+async def count(
+    index: WeaviateIndex, kind: Kind, tenant: str | None, filters: Filters | None
+) -> int:
+    if kind.is_memory:
+        col = index._col(kind.value, tenant)
+        where = ws.to_filter(None, filters)
+    else:
+        col = index._col(kind.value)
+        where = ws.to_filter(tenant, filters)
+    try:
+        result = await col.aggregate.over_all(total_count=True, filters=where)
+    except WeaviateBaseError as exc:
+        if kind.is_memory and _unknown_tenant(exc):
+            return 0
+        raise
+    return int(result.total_count or 0)
+
+
+async def forget(index: WeaviateIndex, tenant: str, group_id: str | None) -> int:
+    """Remove one group's memory objects, or the tenant's Weaviate tenant altogether."""
+    deleted = 0
+    for kind in (Kind.EPISODE, Kind.SUMMARY):
+        if group_id is None:
+            deleted += await count(index, kind, tenant, None)
+            col = await _concrete(index, kind)
+            if await col.tenants.exists(weaviate_tenant(tenant)):
+                await col.tenants.remove([weaviate_tenant(tenant)])
+            continue
+        try:
+            result = await index._col(kind.value, tenant).data.delete_many(
+                where=Filter.by_property("group_id").equal(group_id)
+            )
+        except WeaviateBaseError as exc:
+            if _unknown_tenant(exc):
+                continue
+            raise
+        deleted += int(result.successful)
+    return deleted

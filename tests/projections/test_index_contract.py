@@ -1,0 +1,280 @@
+"""The search index contract, run against every adapter (pgvector and Weaviate)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import pytest
+
+from events.chunks import DocumentRetracted
+from events.memory import EpisodeRecorded, MemoryForgotten, SummaryCreated
+from events.schema import TableDropped
+from projections.index.pgvector import PgVectorIndex
+from projections.index.port import Filters, Kind, MissingTenantError, SearchIndex, SearchMode
+from projections.index.projection import IndexProjection
+from projections.index.weaviate import WeaviateIndex
+from streams.embedder.model import SentenceTransformerEmbedder
+from tests.projections.test_index_events import (
+    CODE,
+    KB,
+    MODEL,
+    Feed,
+    code_doc,
+    embedded,
+    kb_doc,
+    table_doc,
+)
+from tests.projections.test_runner import fresh_database
+
+
+@pytest.fixture(scope="session")
+def embedder() -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder()
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("pgvector", marks=pytest.mark.postgres),
+        pytest.param("weaviate", marks=pytest.mark.weaviate),
+    ]
+)
+async def index(request: pytest.FixtureRequest) -> AsyncIterator[SearchIndex]:
+    idx: SearchIndex
+    if request.param == "pgvector":
+        idx = PgVectorIndex(
+            await fresh_database(request.getfixturevalue("postgres_dsn")), model=MODEL
+        )
+    else:
+        w = request.getfixturevalue("weaviate")
+        prefix = f"T{uuid.uuid4().hex[:10]}"
+        idx = WeaviateIndex(w.http_host, w.http_port, w.grpc_host, w.grpc_port, prefix, MODEL)
+    await idx.setup()
+    yield idx
+    await idx.drop()
+    await idx.close()
+
+
+@pytest.fixture
+def feed(index: SearchIndex) -> Feed:
+    return Feed(IndexProjection(index))
+
+
+async def load_corpus(feed: Feed, embedder: SentenceTransformerEmbedder) -> None:
+    docs = [kb_doc(k) for k in KB] + [code_doc(p) for p in CODE]
+    await feed(*docs)
+    await feed(*(embedded(d, embedder) for d in docs))
+
+
+def q(embedder: SentenceTransformerEmbedder, text: str) -> list[float]:
+    return embedder.encode([text])[0]
+
+
+async def test_text_vector_and_hybrid_search_rank_the_relevant_article_first(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    await load_corpus(feed, embedder)
+    query = "my miner shows zero hashrate, is the pool configuration wrong?"
+    vec = q(embedder, query)
+    for mode in SearchMode:
+        hits = await index.search(query, vec, Kind.KB_CHUNK, mode=mode, limit=3)
+        assert hits, mode
+        assert hits[0].object.document_id == "kb:apollo", mode
+        assert all(0.0 <= h.score <= 1.0 for h in hits)
+        assert hits[0].object.url == "https://docs.example.com/apollo"
+    vector_hits = await index.search(None, vec, Kind.KB_CHUNK, mode=SearchMode.VECTOR)
+    assert vector_hits[0].score > vector_hits[-1].score
+    assert await index.count(Kind.KB_CHUNK) == 3
+    assert await index.count(Kind.CODE_CHUNK) == 3
+
+
+async def test_filters_narrow_results_including_path_globs(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    await load_corpus(feed, embedder)
+    vec = q(embedder, "embedding vectors and chunks")
+
+    async def paths(filters: Filters) -> set[str | None]:
+        hits = await index.search("chunks", vec, Kind.CODE_CHUNK, filters, limit=10)
+        return {h.object.path for h in hits}
+
+    assert await paths(Filters(path_glob="streams/*")) == {
+        "streams/embedder/model.py",
+        "streams/chunker/files.py",
+    }
+    assert await paths(Filters(path_glob="*/http.p?")) == {"api/http.py"}
+    assert await paths(Filters(symbol_kind="class")) == {"streams/chunker/files.py"}
+    assert await paths(Filters(repo="elsewhere")) == set()
+    assert len(await paths(Filters(repo="tribal", language="python"))) == 3
+
+    async def docs(filters: Filters) -> set[str]:
+        hits = await index.search("Apollo", vec, Kind.KB_CHUNK, filters, limit=10)
+        return {h.object.document_id for h in hits}
+
+    assert await docs(Filters(intent="not_hashing")) == {"kb:apollo"}
+    assert await docs(Filters(device="Apollo II")) == {"kb:apollo", "kb:refund"}
+    assert await docs(Filters(document_id="kb:wifi")) == {"kb:wifi"}
+    after = datetime(2025, 1, 1, tzinfo=UTC)
+    assert await docs(Filters(updated_after=after)) == set()
+    assert len(await docs(Filters(updated_before=after))) == 3
+
+
+async def test_applying_the_same_events_twice_changes_nothing(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    docs = [kb_doc(k) for k in KB]
+    batch = feed.wrap([*docs, *(embedded(d, embedder) for d in docs)])
+    assert await feed.projection.apply(batch) == 6
+    before = await index.search("pool", q(embedder, "pool"), Kind.KB_CHUNK)
+    assert await feed.projection.apply(batch) == 0  # positions skip it
+    # The same events at new offsets (a producer retry) rewrite identical objects.
+    await feed(*docs, *(embedded(d, embedder) for d in docs))
+    after = await index.search("pool", q(embedder, "pool"), Kind.KB_CHUNK)
+    assert await index.count(Kind.KB_CHUNK) == 3
+    assert [(h.object.chunk_id, round(h.score, 4)) for h in after] == [
+        (h.object.chunk_id, round(h.score, 4)) for h in before
+    ]
+    assert await index.positions("index") == {
+        ("tribal.chunks", 0): 6,
+        ("tribal.embeddings", 0): 6,
+    }
+
+
+async def test_retracted_documents_and_dropped_tables_disappear_from_search(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    await load_corpus(feed, embedder)
+    orders = table_doc("orders", "Customer orders with totals and shipping status")
+    await feed(orders, table_doc("refunds", "Money returned to customers"))
+    hits = await index.search("orders shipping", None, Kind.TABLE_DOC, Filters(database="shop"))
+    assert hits[0].object.fully_qualified_name == "shop.public.orders"
+    assert hits[0].object.domain == "sales"
+    await feed(
+        TableDropped(database="shop", schema_name="public", table_name="orders"),
+        DocumentRetracted(document_id="kb:wifi", reason="article deleted"),
+    )
+    hits = await index.search("orders shipping", None, Kind.TABLE_DOC)
+    assert "shop.public.orders" not in {h.object.fully_qualified_name for h in hits}
+    assert await index.count(Kind.TABLE_DOC) == 1
+    assert await index.count(Kind.KB_CHUNK, filters=Filters(document_id="kb:wifi")) == 0
+    assert await index.search("wireless network password", None, Kind.KB_CHUNK) == []
+
+
+async def test_a_new_document_version_removes_the_stale_chunks(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    v1 = kb_doc("apollo", extra="Firmware 1.2 fixes the fan noise.")
+    await feed(v1, embedded(v1, embedder))
+    assert await index.count(Kind.KB_CHUNK) == 2
+    v2 = kb_doc("apollo")
+    await feed(v2, embedded(v2, embedder))
+    assert await index.count(Kind.KB_CHUNK) == 1
+    assert await index.search("fan noise firmware", None, Kind.KB_CHUNK) == []
+    hits = await index.search(None, q(embedder, "0 H/s pool"), Kind.KB_CHUNK, limit=5)
+    assert [h.object.chunk_id for h in hits] == [v2.chunks[0].chunk_id]
+
+
+async def test_vectors_that_arrive_before_their_text_join_it(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    doc = code_doc("api/http.py")
+    await feed(embedded(doc, embedder))
+    vec = q(embedder, "HTTP route for search queries")
+    assert await index.search(None, vec, Kind.CODE_CHUNK) == []
+    assert await index.count(Kind.CODE_CHUNK) == 0
+    await feed(doc)
+    hits = await index.search(None, vec, Kind.CODE_CHUNK, mode=SearchMode.VECTOR)
+    assert [h.object.path for h in hits] == ["api/http.py"]
+    assert hits[0].vector_score is not None
+    assert hits[0].vector_score > 0.4
+    # And text first, then vectors, then the text again: the vector survives.
+    await feed(doc)
+    assert len(await index.search(None, vec, Kind.CODE_CHUNK, mode=SearchMode.VECTOR)) == 1
+
+
+async def test_vectors_of_another_model_are_not_mixed_in(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    doc = code_doc("api/http.py")
+    await feed(doc, embedded(doc, embedder, model="some/other-model"))
+    vec = q(embedder, "HTTP route for search queries")
+    assert await index.search(None, vec, Kind.CODE_CHUNK, mode=SearchMode.VECTOR) == []
+
+
+def episode(group: str, text: str, embedder: SentenceTransformerEmbedder) -> EpisodeRecorded:
+    return EpisodeRecorded(
+        group_id=group,
+        episode_id=uuid.uuid4(),
+        source_event_id=uuid.uuid4(),
+        content=text,
+        content_type="message",
+        source="user",
+        embedding=q(embedder, text),
+        embedding_model=MODEL,
+    )
+
+
+async def test_memory_kinds_are_isolated_by_tenant_and_need_one(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    text = "The customer's Apollo II stopped hashing after the firmware update"
+    summary = SummaryCreated(
+        group_id="acme.eu:s1",
+        summary_id=uuid.uuid4(),
+        summary_type="window",
+        content="Apollo stopped hashing; firmware suspected",
+        generated_by="local",
+        model="extractive",
+    )
+    await feed(episode("acme.eu:s1", text, embedder), episode("globex:s9", text, embedder))
+    await feed(summary)
+    vec = q(embedder, "apollo not hashing after update")
+    for tenant, group in (("acme.eu", "acme.eu:s1"), ("globex", "globex:s9")):
+        hits = await index.search("hashing", vec, Kind.EPISODE, tenant=tenant)
+        assert [h.object.group_id for h in hits] == [group]
+    hits = await index.search("hashing", vec, Kind.SUMMARY, tenant="acme.eu")
+    assert [h.object.chunk_id for h in hits] == [str(summary.summary_id)]
+    assert await index.search("hashing", vec, Kind.SUMMARY, tenant="globex") == []
+    assert await index.search("hashing", vec, Kind.EPISODE, tenant="nobody") == []
+    with pytest.raises(MissingTenantError):
+        await index.search("hashing", vec, Kind.EPISODE)
+    with pytest.raises(MissingTenantError):
+        await index.count(Kind.SUMMARY)
+    await feed(MemoryForgotten(group_id="acme.eu:s1"))
+    assert await index.count(Kind.EPISODE, tenant="acme.eu") == 0
+    assert await index.count(Kind.EPISODE, tenant="globex") == 1
+    await feed(MemoryForgotten(group_id="globex:_tenant", scope="tenant"))
+    assert await index.count(Kind.EPISODE, tenant="globex") == 0
+    assert await index.search("hashing", vec, Kind.EPISODE, tenant="globex") == []
+
+
+async def test_a_shadow_generation_swaps_in_atomically_while_searching(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    old = kb_doc("apollo")
+    await feed(old, embedded(old, embedder))
+    vec = q(embedder, "Apollo")
+    shadow = await index.begin_generation()
+    new = [kb_doc("apollo"), kb_doc("wifi")]
+    rebuild = Feed(IndexProjection(shadow))
+    await rebuild(*new, *(embedded(d, embedder) for d in new))
+    seen: list[int] = []
+    stop = asyncio.Event()
+
+    async def search_forever() -> None:
+        while not stop.is_set():
+            seen.append(len(await index.search("Apollo", vec, Kind.KB_CHUNK, limit=10)))
+
+    searcher = asyncio.create_task(search_forever())
+    await asyncio.sleep(0.2)
+    await index.finish_generation(shadow)
+    await asyncio.sleep(0.2)
+    stop.set()
+    await searcher
+    assert set(seen) == {1, 2}, seen  # the old or the new generation, never a mix or none
+    assert seen.index(2) > 0
+    assert 1 not in seen[seen.index(2) :]
+    assert await index.count(Kind.KB_CHUNK) == 2
+    assert await index.positions("index") == {("tribal.chunks", 0): 2, ("tribal.embeddings", 0): 2}

@@ -47,6 +47,8 @@ bench: install
 	$(BIN)/python -m scripts.bench_sources_ddl
 	$(BIN)/python -m scripts.bench_chunker
 	$(BIN)/python -m scripts.bench_embedder
+	$(BIN)/python -m scripts.bench_index
+	$(BIN)/python -m scripts.bench_freshness
 	@test ! -f scripts/bench_documenter.py || $(BIN)/python -m scripts.bench_documenter
 	@echo "results: bench-results/*.json"
 

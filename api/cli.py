@@ -27,9 +27,11 @@ console = Console(stderr=True)
 
 
 def _add_sources() -> None:
+    from api.cli_ops import deadletter_app
     from api.cli_sources import source_app
 
     app.add_typer(source_app, name="source")
+    app.add_typer(deadletter_app, name="deadletter")
 
 
 _add_sources()
@@ -287,19 +289,34 @@ def export_docs(
 def status(
     data_dir: DataDir = None, as_json: Annotated[bool, typer.Option("--json")] = False
 ) -> None:
-    """Show the running embedded stack's endpoints."""
-    from streams.embedded.supervisor import read_stack_info
+    """Topics, projection lag, dead letters (count and latest reasons), index sizes."""
+    from rich.table import Table
 
-    settings = _settings(data_dir)
-    info = read_stack_info(settings.data_dir)
-    if info is None:
-        console.print("not running")
-        raise typer.Exit(1)
+    from api.cli_ops import gather_status, resolved_settings
+
+    if data_dir is not None:
+        import os as _os
+
+        _os.environ["TRIBAL_DATA_DIR"] = str(data_dir)
+    snapshot = asyncio.run(gather_status(resolved_settings()))
     if as_json:
-        print(json.dumps(info.__dict__))
-    else:
-        for k, v in info.__dict__.items():
-            console.print(f"{k:16} {v}")
+        print(json.dumps(snapshot, default=str))
+        return
+    topics = Table(title=f"Topics on {snapshot['kafka']}")
+    for col in ("topic", "partitions", "records"):
+        topics.add_column(col)
+    for t in snapshot["topics"]:
+        topics.add_row(t["topic"], str(t["partitions"]), str(t["records"]))
+    console.print(topics)
+    for name, lag in snapshot.get("projections", {}).items():
+        console.print(f"projection [bold]{name}[/]: {lag['lag_messages']} behind")
+    dead = snapshot.get("deadletters")
+    if dead is not None:
+        console.print(f"dead letters: {dead['total']} {dead['by_code']}")
+        for d in dead["latest"]:
+            console.print(f"  {d['error_code']}: {d['error_message'][:100]}")
+    for kind, n in snapshot.get("index", {}).items():
+        console.print(f"index {kind}: {n}")
 
 
 def main() -> None:

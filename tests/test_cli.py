@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,42 @@ def test_archive_then_restore_moves_a_pipeline_to_a_new_broker(
         moved = Pipeline(settings.model_copy(update={"kafka_bootstrap": fresh.bootstrap}))
         events = asyncio.run(moved.decoded("kb.articles"))
     assert sorted(e.article_id for e in events) == sorted(f"kb-{n}" for n in range(7))  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+def test_a_dead_letter_can_be_listed_shown_and_replayed_to_its_origin(
+    broker: Broker, tmp_path: Path
+) -> None:
+    from events.deadletter import DeadLettered
+
+    settings = isolated_settings(broker.bootstrap, tmp_path / "data")
+    pipeline = Pipeline(settings)
+    asyncio.run(pipeline.create_topics())
+    origin = pipeline.topic("kb.articles")
+    good = pipeline.serde.encode(kb_article(9), origin)
+    letter = DeadLettered(
+        origin_topic=origin,
+        origin_partition=0,
+        origin_offset=41,
+        origin_key="kb-9",
+        error_code="PROCESSING_FAILED",
+        error_message="[kb_chunker] bug fixed since",
+        payload=good,
+    )
+    asyncio.run(pipeline.produce("deadletter", [("kb-9", letter)]))
+    env = {
+        "TRIBAL_KAFKA_BOOTSTRAP": broker.bootstrap,
+        "TRIBAL_TOPIC_PREFIX": settings.topic_prefix,
+        "TRIBAL_DATA_DIR": str(tmp_path / "data"),
+    }
+    listed = runner.invoke(app, ["deadletter", "list", "--json"], env=env)
+    assert listed.exit_code == 0, listed.output
+    [row] = json.loads(listed.output)
+    assert (row["error_code"], row["origin_offset"]) == ("PROCESSING_FAILED", 41)
+    shown = runner.invoke(app, ["deadletter", "show", row["id"]], env=env)
+    assert "bug fixed since" in said(shown.output)
+    replayed = runner.invoke(app, ["deadletter", "replay", row["id"], "--yes"], env=env)
+    assert replayed.exit_code == 0, replayed.output
+    records = asyncio.run(pipeline.read_all("kb.articles"))
+    assert [r.value for r in records] == [good]
+    assert [r.key for r in records] == [b"kb-9"]

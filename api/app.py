@@ -1,4 +1,5 @@
-"""The Starlette application: health, metrics, OpenAPI, and the schema registry."""
+"""The Starlette application: the ``/v1`` API, MCP at ``/mcp``, health, metrics, OpenAPI,
+and the schema registry."""
 
 from __future__ import annotations
 
@@ -9,27 +10,30 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from prometheus_client import Gauge
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
+from api.auth import ApiKeyMiddleware
+from api.changes import change_routes
 from api.memory import memory_routes
+from api.openapi import openapi_document
+from api.routes import v1_routes
 from api.schema_registry import create_schema_registry_app
+from api.services.context import ServiceContext, close_context, open_context
 from events.registry import registry_from_settings
 from events.serde import EventSerde
 from events.sources.sink import KafkaSink
 from events.sources.turns import MemoryIngestor
 from projections.lag import projection_lags
 from projections.registry import projections_for
+from streams.observability.metrics import PROJECTION_LAG
 from streams.settings import TribalSettings, get_settings
 
 VERSION = "0.1.0"
 log = logging.getLogger(__name__)
-LAG_GAUGE = Gauge(
-    "tribal_projection_lag_messages", "Messages a projection has yet to apply", ["projection"]
-)
+LAG_GAUGE = PROJECTION_LAG
 
 
 async def _tcp_ok(hostport: str, timeout: float = 0.5) -> bool:
@@ -42,15 +46,35 @@ async def _tcp_ok(hostport: str, timeout: float = 0.5) -> bool:
     return True
 
 
-def create_app(settings: TribalSettings | None = None) -> Starlette:
-    """The HTTP API for one set of settings."""
+def create_app(
+    settings: TribalSettings | None = None, context: ServiceContext | None = None
+) -> Starlette:
+    """The HTTP API for one set of settings.
+
+    ``context`` supplies ready stores (tests, benchmarks); by default the lifespan opens
+    them from the settings, preloading the query embedder in the background.
+    """
+    from api.mcp_server import build_mcp
+
     settings = settings or get_settings()
     started = time.time()
     registry = registry_from_settings(settings)
-    state: dict[str, Any] = {}
+    state: dict[str, Any] = {"ctx": context or ServiceContext(settings)}
+
+    def ctx() -> ServiceContext:
+        current: ServiceContext = state["ctx"]
+        return current
+
+    mcp = build_mcp(ctx)
+    mcp_app = mcp.streamable_http_app(streamable_http_path="/mcp", host=settings.api_host)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        owned = context is None
+        if owned:
+            state["ctx"] = await open_context(
+                settings, load_model=bool(settings.postgres_dsn or settings.weaviate_url)
+            )
         sink: KafkaSink | None = None
         if settings.kafka_bootstrap:
             # linger 0: a caller waits for its ack; concurrent calls still share batches
@@ -59,6 +83,7 @@ def create_app(settings: TribalSettings | None = None) -> Starlette:
             )
             await sink.start()
             state["ingestor"] = MemoryIngestor(sink)
+            ctx().ingestor = state["ingestor"]
         lagged: list[Any] = []
         if settings.postgres_dsn and settings.kafka_bootstrap:
             try:
@@ -69,9 +94,14 @@ def create_app(settings: TribalSettings | None = None) -> Starlette:
                 log.warning("projection lag unavailable: %s", exc)
         state["projections"] = lagged
         try:
-            yield
+            # The MCP session manager's task group must live inside the app's lifespan.
+            async with mcp.session_manager.run():
+                yield
         finally:
             state.pop("ingestor", None)
+            ctx().ingestor = None
+            if owned:
+                await close_context(ctx())
             if sink is not None:
                 await sink.stop()
             for projection in lagged:
@@ -108,7 +138,7 @@ def create_app(settings: TribalSettings | None = None) -> Starlette:
         return {lag.name: lag.messages for lag in found}
 
     async def openapi(request: Request) -> JSONResponse:
-        return JSONResponse(openapi_document())
+        return JSONResponse(openapi_document(VERSION))
 
     async def metrics(request: Request) -> Response:
         from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -121,68 +151,11 @@ def create_app(settings: TribalSettings | None = None) -> Starlette:
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         *memory_routes(lambda: state.get("ingestor")),
+        *v1_routes(ctx),
+        *change_routes(ctx),
+        *mcp_app.routes,
         Mount("/schema-registry", app=create_schema_registry_app(registry)),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
-
-
-def openapi_document() -> dict[str, Any]:
-    """The OpenAPI 3.1 description, with request bodies from the pydantic models."""
-    from api.errors import AgentError
-    from api.memory import EventRequest, ForgetRequest, TurnRequest
-
-    error = {"$ref": "#/components/schemas/AgentError"}
-
-    def post(summary: str, model: type[Any]) -> dict[str, Any]:
-        return {
-            "post": {
-                "summary": summary,
-                "requestBody": {
-                    "required": True,
-                    "content": {
-                        "application/json": {
-                            "schema": {"$ref": f"#/components/schemas/{model.__name__}"}
-                        }
-                    },
-                },
-                "responses": {
-                    "202": {"description": "Accepted: durable in Kafka"},
-                    "4XX": {"description": "Invalid request (AgentError)"},
-                    "503": {"description": "Event log unavailable (AgentError)"},
-                },
-            }
-        }
-
-    schemas = {
-        m.__name__: m.model_json_schema() for m in (TurnRequest, EventRequest, ForgetRequest)
-    }
-    schemas["AgentError"] = AgentError.model_json_schema()
-    return {
-        "openapi": "3.1.0",
-        "info": {"title": "Tribal", "version": VERSION},
-        "paths": {
-            "/healthz": {
-                "get": {
-                    "summary": "Liveness and dependency checks",
-                    "responses": {
-                        "200": {"description": "All dependencies reachable"},
-                        "503": {"description": "A dependency is unreachable"},
-                    },
-                }
-            },
-            "/metrics": {
-                "get": {
-                    "summary": "Prometheus metrics",
-                    "responses": {"200": {"description": "text exposition format"}},
-                }
-            },
-            "/v1/memory/turns": post(
-                "Record a conversation turn (seed 003 ingest_turn)", TurnRequest
-            ),
-            "/v1/memory/events": post(
-                "Record a system event (seed 003 ingest_event)", EventRequest
-            ),
-            "/v1/memory/forget": post("Forget a group_id or a whole tenant", ForgetRequest),
-        },
-        "components": {"schemas": schemas, "x-error": error},
-    }
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(ApiKeyMiddleware, keys=settings.api_keys)
+    return app

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
-import os
-import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -182,13 +179,40 @@ def rebuild(
 
 
 @app.command()
-def api(host: str = "127.0.0.1", port: int = 8765) -> None:
-    """Serve the HTTP API."""
+def api(
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    insecure: Annotated[
+        bool, typer.Option(help="Allow a non-loopback host without TRIBAL_API_KEYS.")
+    ] = False,
+) -> None:
+    """Serve the HTTP API and MCP (streamable HTTP at /mcp)."""
+    import logging
+
     import uvicorn
 
     from api.app import create_app
+    from api.auth import InsecureBindError, check_bind
 
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    settings = TribalSettings().model_copy(update={"api_host": host, "api_port": port})
+    try:
+        line = check_bind(host, settings.api_keys, insecure)
+    except InsecureBindError as exc:
+        console.print(f"[red]{exc}")
+        raise typer.Exit(2) from exc
+    logging.getLogger("api").warning("%s", line)  # the start-up line, in the logs too
+    console.print(line)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+
+
+@app.command()
+def mcp(
+    tenant: Annotated[str, typer.Option(help="Tenant whose data the tools read.")] = "default",
+) -> None:
+    """Serve the MCP tools over stdio (Claude Desktop and other MCP clients)."""
+    from api.mcp_server import serve_stdio
+
+    asyncio.run(serve_stdio(TribalSettings(), tenant))
 
 
 @app.command()
@@ -320,11 +344,10 @@ def status(
 
 
 def main() -> None:
-    logging.basicConfig(
-        level=os.environ.get("TRIBAL_LOG_LEVEL", "WARNING"),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    from streams.observability.logs import configure_logging
+
+    settings = TribalSettings()
+    configure_logging(settings.log_level, settings.log_format)
     app()
 
 

@@ -19,6 +19,8 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from events.serde import DecodeError, EventSerde
 from projections.base import Applied, Projection, RewindNeededError
+from streams.observability.metrics import PROJECTION_APPLIED, PROJECTION_LAG
+from streams.observability.tracing import span
 from streams.settings import TribalSettings
 from streams.topics import TOPICS_BY_NAME, topic
 
@@ -55,6 +57,7 @@ class ProjectionRunner:
         self.lag = Lag()
         self._consumer: AIOKafkaConsumer | None = None
         self._last_event_ts: dict[tuple[str, int], int] = {}
+        self._first_headers: list[tuple[str, bytes]] | None = None
 
     def _partitions(self) -> list[TopicPartition]:
         tps = []
@@ -114,6 +117,7 @@ class ProjectionRunner:
         records = await self._consumer.getmany(timeout_ms=timeout_ms, max_records=self.batch_size)
         fetched = sum(len(msgs) for msgs in records.values())
         batch: list[Applied] = []
+        self._first_headers = None
         for tp, msgs in records.items():
             for m in msgs:
                 try:
@@ -132,10 +136,16 @@ class ProjectionRunner:
                     )
                     continue
                 key = m.key.decode("utf-8", "replace") if m.key is not None else None
+                if self._first_headers is None and m.headers:
+                    self._first_headers = list(m.headers)
                 batch.append(Applied(tp.topic, tp.partition, m.offset, key, event))
                 self._last_event_ts[(tp.topic, tp.partition)] = m.timestamp or 0
         if batch:
-            n = await self.projection.apply(batch)
+            # One span per batch, in the trace of its first record, so a traced event
+            # shows where it was applied.
+            with span(f"projection.{self.projection.name}", self._first_headers, size=len(batch)):
+                n = await self.projection.apply(batch)
+            PROJECTION_APPLIED.labels(projection=self.projection.name).inc(n)
             self.applied += n
             if self.on_batch is not None:
                 self.on_batch(self, n)
@@ -154,6 +164,7 @@ class ProjectionRunner:
         newest = max(self._last_event_ts.values(), default=0)
         seconds = max(0.0, time.time() - newest / 1000) if behind and newest else 0.0
         self.lag = Lag(behind, seconds, per)
+        PROJECTION_LAG.labels(projection=self.projection.name).set(behind)
         return self.lag
 
     async def run(self, stop: asyncio.Event) -> None:

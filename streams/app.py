@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,13 @@ from events.base import Event
 from events.registry import registry_from_settings
 from events.serde import EventSerde
 from streams.faust_compat import quiet_monitor, set_fetch_max_wait
+from streams.observability.metrics import (
+    EVENTS_EMITTED,
+    EVENTS_PROCESSED,
+    PROCESSING_LATENCY,
+    serve_metrics_if_configured,
+)
+from streams.observability.tracing import configure_tracing, inject_headers, span
 from streams.settings import TribalSettings, get_settings
 from streams.topics import ensure_topics, topic
 from streams.wiring import BatchProcessor, Handler, Incoming, Processor, Record
@@ -102,37 +110,58 @@ def _wire(app: faust.App, spec: AgentSpec, serde: EventSerde, settings: TribalSe
         value_serializer="raw",
     )
 
+    processed = EVENTS_PROCESSED.labels(agent=spec.name, topic=spec.source)
+    latency = PROCESSING_LATENCY.labels(agent=spec.name)
+
     async def produce(records: list[Record]) -> None:
+        headers = inject_headers()  # the derived records continue this trace
         for record in records:
             # Delivery is not awaited on purpose: Faust flushes the producer before it
             # commits an offset, which is what at-least-once needs, without a round
             # trip per record.
-            await app.producer.send(record.topic, record.key, record.value, None, None, None)
+            await app.producer.send(record.topic, record.key, record.value, None, None, headers)
+            EVENTS_EMITTED.labels(topic=record.topic).inc()
 
     # Plain coroutines, not async generators: Faust "slurps" whatever an agent
     # yields, with a debug log formatted per value, which cost ~10% per message.
     async def agent(stream: Any) -> None:
         async for event in stream.events():
             msg = event.message
-            await produce(
-                await handler.handle(msg.topic, msg.partition, msg.offset, msg.key, msg.value)
-            )
+            t0 = time.perf_counter()
+            with span(f"agent.{spec.name}", _headers(msg), offset=msg.offset, topic=msg.topic):
+                await produce(
+                    await handler.handle(msg.topic, msg.partition, msg.offset, msg.key, msg.value)
+                )
+            processed.inc()
+            latency.observe((time.perf_counter() - t0) * 1000)
 
     async def batch_agent(stream: Any) -> None:
         assert spec.batch is not None
         size, within = spec.batch
         async for events in stream.take_events(size, within=within):
-            batch = [
-                Incoming(m.topic, m.partition, m.offset, m.key, m.value)
-                for m in (e.message for e in events)
-            ]
-            await produce(await handler.handle_batch(batch))
+            messages = [e.message for e in events]
+            batch = [Incoming(m.topic, m.partition, m.offset, m.key, m.value) for m in messages]
+            t0 = time.perf_counter()
+            # One span per batch, in the trace of its first record.
+            first = _headers(messages[0]) if messages else None
+            with span(f"agent.{spec.name}", first, batch_size=len(batch)):
+                await produce(await handler.handle_batch(batch))
+            processed.inc(len(batch))
+            latency.observe((time.perf_counter() - t0) * 1000 / max(1, len(batch)))
 
     chosen = batch_agent if spec.batch else agent
 
     chosen.__name__ = spec.name
     chosen.__qualname__ = spec.name
     app.agent(source, name=spec.name, concurrency=spec.concurrency, sink=None)(chosen)
+
+
+def _headers(message: Any) -> list[tuple[str, bytes]] | None:
+    raw = getattr(message, "headers", None)
+    if not raw:
+        return None
+    items = raw.items() if isinstance(raw, dict) else raw
+    return [(k, v) for k, v in items if isinstance(v, bytes)]
 
 
 def use_fast_event_loop() -> None:
@@ -153,5 +182,7 @@ def run_worker(settings: TribalSettings | None = None, loglevel: str = "warning"
     asyncio.run(ensure_topics(settings))
     use_fast_event_loop()
     asyncio.set_event_loop(asyncio.new_event_loop())  # asyncio.run closed the last one
+    configure_tracing("tribal-worker")
+    serve_metrics_if_configured()
     worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
     worker.execute_from_commandline()

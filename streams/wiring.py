@@ -11,6 +11,7 @@ that returns the derived events; it may be ``async`` when it waits on I/O or a m
 from __future__ import annotations
 
 import inspect
+import logging
 import traceback
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -19,8 +20,11 @@ from typing import Any
 from events.base import Event
 from events.deadletter import DeadLettered
 from events.serde import DecodeError, EventSerde
+from streams.observability.metrics import DEAD_LETTERS
 from streams.settings import TribalSettings
 from streams.topics import topic
+
+log = logging.getLogger(__name__)
 
 MAX_ERROR_MESSAGE = 2_000
 
@@ -153,6 +157,11 @@ class Handler:
         else:
             code = "PROCESSING_FAILED"
             message = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        DEAD_LETTERS.labels(code=code).inc()
+        log.warning(
+            "dead_lettered",
+            extra={"agent": self.name, "topic": rec.topic, "offset": rec.offset, "code": code},
+        )
         return dead_letter_record(
             self.serde,
             self._deadletter_topic,

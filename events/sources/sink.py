@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from events.base import Event
 from events.serde import EventSerde
+from streams.observability.tracing import inject_headers, span
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,13 @@ class KafkaSink:
             raise RuntimeError("KafkaSink.start() first")
         full = f"{self.topic_prefix}{topic}"
         value = self.serde.encode(event, full)
-        fut: asyncio.Future[Any] = await self._producer.send(full, value, key=key.encode())
+        # The record carries the trace it was produced in, so agents and projections
+        # downstream continue it.
+        with span(f"produce.{topic}", event=type(event).__name__, key=key):
+            headers = inject_headers()
+            fut: asyncio.Future[Any] = await self._producer.send(
+                full, value, key=key.encode(), headers=headers
+            )
         return fut
 
     async def emit(self, topic: str, key: str, event: Event) -> None:

@@ -9,6 +9,7 @@ one ordered lane.
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 from uuid import UUID
 
@@ -22,6 +23,11 @@ from events.memory import (
 )
 from events.sources.sink import EventSink
 from events.types import GROUP_ID_PATTERN
+from streams.observability.logs import get_logger
+from streams.observability.metrics import INGESTION_LATENCY
+from streams.observability.tracing import span
+
+log = get_logger(__name__)
 
 TOPIC = "memory.turns"
 _PART = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -113,6 +119,21 @@ class MemoryIngestor:
 
     async def ingest_turn(self, turn: Turn, session: Session) -> Receipt:
         """Record a turn; returns once Kafka has acknowledged it."""
+        t0 = time.perf_counter()
+        with span("memory.ingest_turn", group_id=session.group_id):
+            receipt = await self._ingest_turn(turn, session)
+        latency_ms = (time.perf_counter() - t0) * 1000
+        INGESTION_LATENCY.labels(operation="ingest_turn").observe(latency_ms)
+        log.info(
+            "turn_recorded",
+            episode_id=str(receipt.episode_id),
+            group_id=receipt.group_id,
+            content_type="message",
+            latency_ms=round(latency_ms, 3),
+        )
+        return receipt
+
+    async def _ingest_turn(self, turn: Turn, session: Session) -> Receipt:
         group_id = validate_group_id(session.group_id)
         extra = {} if turn.turn_id is None else {"turn_id": turn.turn_id}
         event = TurnRecorded(
@@ -132,6 +153,17 @@ class MemoryIngestor:
         metadata: dict[str, Any] | None = None,
     ) -> Receipt:
         """Record a system event (tool run, scenario transition, error)."""
+        t0 = time.perf_counter()
+        with span("memory.ingest_event", group_id=group_id, event_type=event_type):
+            receipt = await self._ingest_event(event_type, content, group_id, metadata)
+        INGESTION_LATENCY.labels(operation="ingest_event").observe(
+            (time.perf_counter() - t0) * 1000
+        )
+        return receipt
+
+    async def _ingest_event(
+        self, event_type: str, content: str, group_id: str, metadata: dict[str, Any] | None
+    ) -> Receipt:
         validate_group_id(group_id)
         if not event_type:
             raise IngestionError("INVALID_REQUEST", "event_type is required")

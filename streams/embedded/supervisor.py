@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import os
+import shutil
 import signal
 import sys
 import time
@@ -75,6 +76,7 @@ class EmbeddedStack:
         self.data_dir = settings.data_dir.absolute()
         self.say: Say = say or (lambda msg: log.info(msg))
         self.logs = self.data_dir / "logs"
+        self.metrics_dir = self.data_dir / "metrics"
         self.postgres: EmbeddedPostgres | None = None
         self.broker: TansuBroker | None = None
         self.writer: ArchiveWriter | None = None
@@ -93,6 +95,9 @@ class EmbeddedStack:
                 "TRIBAL_MODE": "embedded",
                 "HF_HUB_OFFLINE": "1",
                 "PYTHONUNBUFFERED": "1",
+                "TRIBAL_LOG_FORMAT": "json",
+                # every child writes its metrics here; the API's /metrics shows them all
+                "PROMETHEUS_MULTIPROC_DIR": str(self.metrics_dir),
             }
         )
         return env
@@ -101,6 +106,8 @@ class EmbeddedStack:
         t0 = time.monotonic()
         timings: dict[str, float] = {}
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(self.metrics_dir, ignore_errors=True)  # counters restart with the stack
+        self.metrics_dir.mkdir()
 
         dsn = self.settings.postgres_dsn
         if not dsn:

@@ -11,6 +11,8 @@ from events.registry import registry_from_settings
 from events.serde import EventSerde
 from projections.registry import projections_for
 from projections.runner import ProjectionRunner
+from streams.observability.metrics import serve_metrics_if_configured
+from streams.observability.tracing import configure_tracing
 from streams.settings import TribalSettings
 
 log = logging.getLogger(__name__)
@@ -20,6 +22,8 @@ async def run_projections(
     settings: TribalSettings, names: list[str] | None = None, stop: asyncio.Event | None = None
 ) -> None:
     """Start one runner per projection and run them until ``stop`` (or SIGTERM)."""
+    configure_tracing("tribal-projections")
+    serve_metrics_if_configured()
     serde = EventSerde(registry_from_settings(settings))
     runners = [ProjectionRunner(p, settings, serde) for p in projections_for(settings, names)]
     stop = stop or asyncio.Event()

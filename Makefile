@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-16)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install demo up test test-fast lint fmt bench services services-down clean
+.PHONY: install demo up test test-fast test-reliability lint fmt bench services services-down clean
 
 install: $(STAMP)
 
@@ -30,6 +30,9 @@ test: install
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow"
+
+test-reliability: install
+	$(BIN)/python -m pytest -q tests/reliability
 
 lint: install
 	$(BIN)/ruff check .

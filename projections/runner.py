@@ -184,10 +184,15 @@ class ProjectionRunner:
                 continue
             except Exception:
                 log.exception("%s: apply failed; retrying in %.1fs", self.projection.name, delay)
-                await self._rewind()
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(stop.wait(), delay)
                 delay = min(delay * 2, 30.0)
+                # Re-read from what the store recorded; the store may still be down,
+                # in which case the next pass fails and backs off again.
+                try:
+                    await self._rewind()
+                except Exception as exc:
+                    log.warning("%s: store not reachable yet (%s)", self.projection.name, exc)
 
     async def _rewind(self) -> None:
         # Re-read from what the store recorded: the failed batch is applied again.

@@ -64,7 +64,8 @@ class AnthropicProvider:
         except anthropic.APIError as exc:
             raise LLMError("LLM_API_ERROR", f"{request.task}: {type(exc).__name__}: {exc}") from exc
         payload: Any = None
-        for block in message.content:
+        # A 200 that is not a Message (a proxy's error page) has no content at all.
+        for block in getattr(message, "content", None) or ():
             if getattr(block, "type", None) == "tool_use":
                 payload = getattr(block, "input", None)
                 break
@@ -74,11 +75,11 @@ class AnthropicProvider:
             value = request.output_type.model_validate(payload)
         except ValidationError as exc:
             raise LLMError("LLM_BAD_OUTPUT", f"{request.task}: {exc.errors()[0]['msg']}") from exc
-        usage = message.usage
+        usage = getattr(message, "usage", None)
         return StructuredResult(
             value=value,
             provider=self.name,
-            model=message.model or self.model,
+            model=getattr(message, "model", None) or self.model,
             generated_by="llm",
             prompt_hash=prompt_hash(request.system, request.prompt, self.model),
             input_tokens=int(getattr(usage, "input_tokens", 0) or 0),

@@ -27,8 +27,27 @@ class Entity(Value):
     valid_to: UtcDatetime | None = None
 
 
+class ExtractedRelationship(Value):
+    """A relationship as extracted, between two entities of the same extraction."""
+
+    relationship_id: UUID
+    source_entity_id: UUID
+    target_entity_id: UUID
+    relation_type: str
+    fact: str | None = None
+    confidence: str = Field(default="medium", description="'high', 'medium' or 'low'.")
+    valid_from: UtcDatetime | None = Field(
+        default=None, description="When it became true (default: the episode's time)."
+    )
+
+
 class EntitiesExtracted(MemoryEvent):
-    """Entities found in one episode (before deduplication)."""
+    """Entities (and relationships) found in one episode, before deduplication.
+
+    This is the raw extraction: the extractor folds these events, in log order, into
+    its per-group state (dedup, temporal facts), so a restart or a rebuild replays
+    them instead of calling the LLM again.
+    """
 
     avro_name: ClassVar[str] = "tribal.memory.EntitiesExtracted"
 
@@ -36,6 +55,10 @@ class EntitiesExtracted(MemoryEvent):
     entities: tuple[Entity, ...]
     generated_by: str
     model: str
+    relationships: tuple[ExtractedRelationship, ...] = ()
+    extraction_error: str | None = Field(
+        default=None, description="Why the extraction is empty (graceful degradation)."
+    )
 
 
 class EntityMerged(MemoryEvent):

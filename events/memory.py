@@ -102,3 +102,6 @@ class SummaryCreated(MemoryEvent):
     summary_ids: tuple[UUID, ...] = ()
     generated_by: str = Field(description="LLM provider, e.g. 'local' or 'anthropic'.")
     model: str
+    episodes_covered: int = Field(default=0, description="Episodes under this summary.")
+    summaries_covered: int = Field(default=0, description="Window summaries under a meta.")
+    source_length: int = Field(default=0, description="Characters of what was summarised.")

@@ -11,6 +11,7 @@ from streams.chunker.files import FileChunker
 from streams.chunker.kb import chunk_kb_article
 from streams.documenter.agent import documenter_spec
 from streams.embedder.agent import EmbedderProcessor
+from streams.memory.agents import memory_agents
 from streams.settings import TribalSettings
 
 
@@ -37,4 +38,5 @@ def agents_for(settings: TribalSettings) -> list[AgentSpec]:
             batch=(settings.embed_batch, settings.embed_within),
         ),
         documenter_spec(settings),
+        *memory_agents(settings),
     ]

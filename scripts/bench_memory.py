@@ -1,0 +1,309 @@
+"""Benchmark conversation memory (issue 8).
+
+* episode latency: turn produced → episode searchable (Kafka → ``tribal worker`` →
+  index projection on pgvector), p50/p95; target p95 < 500 ms;
+* episodes/s through one worker with the local provider; target >= 100/s;
+* dedup latency at 10k entities in one group, p50/p95; target p95 < 20 ms;
+* memory per 1,000 episodes of extractor + summarizer state, vectors excluded;
+  target < 100 MB.
+
+    python -m scripts.bench_memory [--turns 300] [--burst 2000] [--quick]
+
+The broker is Tansu (or ``TRIBAL_BENCH_KAFKA_BOOTSTRAP``); PostgreSQL is embedded (or
+``TRIBAL_POSTGRES_DSN``). Results: ``bench-results/memory.json`` and a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from uuid import UUID, uuid4
+
+import numpy as np
+from aiokafka import AIOKafkaProducer
+from rich.console import Console
+from rich.table import Table
+
+from events.facts import Entity
+from events.memory import EpisodeRecorded, TurnRecorded, episode_id_for
+from events.registry import registry_from_settings
+from events.serde import EventSerde
+from projections.base import Applied
+from projections.index.pgvector import PgVectorIndex
+from projections.index.projection import IndexProjection
+from projections.runner import ProjectionRunner
+from scripts import services
+from scripts.bench.report import machine
+from streams.embedded.tansu import TansuBroker
+from streams.memory.dedup import EntityDeduplicator
+from streams.memory.episoder import episode_of
+from streams.settings import TribalSettings
+from streams.topics import ensure_topics, topic
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+TARGETS = {"episode_p95_ms": 500.0, "episodes_per_s": 100.0, "dedup_p95_ms": 20.0,
+           "mb_per_1000_episodes": 100.0}  # fmt: skip
+SAMPLE = [
+    ("My order #A-{n} was for the Apollo Router.", "I can see order #A-{n} in our system."),
+    ("I live at {n} Oak Street.", "Thanks, the address is on file."),
+    ("The light keeps blinking red.", "Please unplug it for ten seconds."),
+    ("Hi, my name is Robert Smith.", "Hello Robert, I'm Dana from support."),
+]
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))], 2)
+
+
+def turn(group: str, n: int) -> TurnRecorded:
+    user, agent = SAMPLE[n % len(SAMPLE)]
+    return TurnRecorded(group_id=group, user_message=user.format(n=1000 + n),
+                        agent_response=agent.format(n=1000 + n),
+                        metadata={"user_name": "Robert Smith"})  # fmt: skip
+
+
+def worker_env(settings: TribalSettings) -> dict[str, str]:
+    return {
+        **os.environ, "TRIBAL_KAFKA_BOOTSTRAP": settings.kafka_bootstrap,
+        "TRIBAL_DATA_DIR": str(settings.data_dir), "TRIBAL_TOPIC_PREFIX": settings.topic_prefix,
+        "TRIBAL_CONSUMER_GROUP": settings.consumer_group, "TRIBAL_LLM_PROVIDER": "local",
+        "HF_HUB_OFFLINE": "1", "TRIBAL_LOG_LEVEL": "WARNING",
+    }  # fmt: skip
+
+
+async def end_to_end(settings: TribalSettings, dsn: str, turns: int, burst: int) -> dict[str, Any]:
+    """Latency (paced turns) and throughput (a burst) through a real worker."""
+    serde = EventSerde(registry_from_settings(settings))
+    projection = IndexProjection(PgVectorIndex(dsn, schema="bench_memory", model=MODEL))
+    await projection.setup()
+    seen: dict[UUID, float] = {}
+    apply = projection.apply
+
+    async def timed(batch: Sequence[Applied]) -> int:
+        done = await apply(batch)
+        now = time.perf_counter()
+        for a in batch:
+            if isinstance(a.event, EpisodeRecorded):
+                seen.setdefault(a.event.episode_id, now)
+        return done
+
+    projection.apply = timed  # type: ignore[method-assign]
+    runner = ProjectionRunner(projection, settings, serde, batch_size=500)
+    await runner.start()
+    stop = asyncio.Event()
+    running = asyncio.create_task(runner.run(stop))
+    worker = start_worker(settings)
+    producer = AIOKafkaProducer(bootstrap_servers=settings.kafka_bootstrap, linger_ms=0)
+    await producer.start()
+    name = topic("memory.turns", settings)
+    rss: dict[str, int] = {}
+
+    async def send(t: TurnRecorded, wait: bool) -> None:
+        value = serde.encode(t, name)
+        if wait:
+            await producer.send_and_wait(name, value, key=t.group_id.encode())
+        else:
+            await producer.send(name, value, key=t.group_id.encode())
+
+    async def until(ids: set[UUID], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not ids <= seen.keys():
+            if time.monotonic() > deadline or worker.poll() is not None:
+                raise RuntimeError(f"{len(ids - seen.keys())} episodes missing; see worker.log")
+            await asyncio.sleep(0.01)
+
+    try:
+        warm = [turn(f"warm:g{i}", i) for i in range(20)]
+        for t in warm:
+            await send(t, True)
+        await until({episode_id_for(t.event_id) for t in warm}, 180)
+        rss["before"] = _rss(worker.pid)
+        sent: dict[UUID, float] = {}
+        for i in range(turns):
+            t = turn(f"acme:lat{i % 10}", i)
+            await send(t, True)
+            sent[episode_id_for(t.event_id)] = time.perf_counter()
+            await asyncio.sleep(0.05)
+        await until(set(sent), 60)
+        lat = [(seen[e] - s) * 1000 for e, s in sent.items()]
+        blast = [turn(f"acme:burst{i % 50}", i) for i in range(burst)]
+        t0 = time.perf_counter()
+        for t in blast:
+            await send(t, False)
+        await producer.flush()
+        await until({episode_id_for(t.event_id) for t in blast}, 600)
+        elapsed = max(seen[episode_id_for(t.event_id)] for t in blast) - t0
+        rss["after"] = _rss(worker.pid)
+    finally:
+        await producer.stop()
+        worker.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.wait(30)
+        stop.set()
+        await running
+        await runner.stop()
+        await projection.close()
+    return {
+        "episode_latency": {"turns": turns, "p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95),
+                            "p99_ms": pct(lat, 99), "max_ms": round(max(lat), 2)},
+        "throughput": {"episodes": burst, "seconds": round(elapsed, 2),
+                       "episodes_per_s": round(burst / elapsed, 1)},
+        "worker_rss_mb": {k: round(v / 2**20, 1) for k, v in rss.items()},
+    }  # fmt: skip
+
+
+def start_worker(settings: TribalSettings) -> subprocess.Popen[bytes]:
+    """``tribal worker`` as a child process, logging to ``data_dir/worker.log``."""
+    log = open(settings.data_dir / "worker.log", "wb")  # noqa: SIM115 - the child keeps it
+    return subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "worker"], cwd=ROOT, env=worker_env(settings),
+        stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+
+
+def _rss(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def dedup_latency(entities: int, queries: int, dims: int = 384) -> dict[str, Any]:
+    """``match`` against ``entities`` people (random names, random unit vectors)."""
+    rng = random.Random(7)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+
+    def word() -> str:
+        return "".join(rng.choice(letters) for _ in range(rng.randint(4, 9))).capitalize()
+
+    def vector() -> list[float]:
+        v = np.random.default_rng(rng.randint(0, 2**31)).standard_normal(dims)
+        return list(v / np.linalg.norm(v))
+
+    from datetime import UTC, datetime
+
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    d = EntityDeduplicator()
+    names = [f"{word()} {word()}" for _ in range(entities)]
+    for n in names:
+        d.add("acme:big", Entity(entity_id=uuid4(), name=n, entity_type="person",
+                                 valid_from=t0), vector())  # fmt: skip
+    times: list[float] = []
+    hits = 0
+    for i in range(queries):
+        name = names[rng.randrange(entities)] if i % 2 else f"{word()} {word()}"
+        if i % 4 == 1:
+            name = name[:-1] + "x"  # a typo: fuzzy stage
+        probe = Entity(entity_id=uuid4(), name=name, entity_type="person", valid_from=t0)
+        v = vector()
+        start = time.perf_counter()
+        hits += d.match(probe, "acme:big", v) is not None
+        times.append((time.perf_counter() - start) * 1000)
+    return {
+        "entities": entities, "queries": queries, "matches": hits,
+        "p50_ms": pct(times, 50), "p95_ms": pct(times, 95), "p99_ms": pct(times, 99),
+    }  # fmt: skip
+
+
+async def state_memory(episodes: int) -> dict[str, Any]:
+    """Bytes held by extractor + summarizer state per 1,000 episodes (no vectors)."""
+    from tests.memory.helpers import config, conversation, memory
+
+    cfg = config()
+    cfg = cfg.model_copy(update={"deduplication": cfg.deduplication.model_copy(
+        update={"embedding_match_enabled": False})})  # fmt: skip
+    m = memory(cfg)
+    groups = max(1, episodes // 200)
+    batches = [
+        [episode_of(t, None, None, "excluded") for t in conversation(f"acme:s{g}")]
+        for g in range(groups)
+    ]
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    for batch in batches:
+        await m.extractor.process(batch)
+        await m.summarizer.process(batch)
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    n = groups * 200
+    return {"episodes": n, "groups": groups, "state_mb": round(held / 2**20, 2),
+            "mb_per_1000_episodes": round(held / 2**20 / (n / 1000), 2)}  # fmt: skip
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--burst", type=int, default=2000)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "memory.json")
+    args = parser.parse_args(argv)
+    turns, burst = (60, 300) if args.quick else (args.turns, args.burst)
+    results: dict[str, Any] = {
+        "dedup": dedup_latency(10_000, 200 if args.quick else 2000),
+        "memory": await state_memory(1000 if args.quick else 10_000),
+    }
+    with contextlib.ExitStack() as stack:
+        scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-mem-")))
+        bootstrap = os.environ.get("TRIBAL_BENCH_KAFKA_BOOTSTRAP", "")
+        if not bootstrap:
+            broker = TansuBroker(log_path=scratch / "tansu.log").start()
+            stack.callback(broker.stop)
+            bootstrap = broker.bootstrap
+        dsn = os.environ.get("TRIBAL_POSTGRES_DSN", "")
+        if not dsn:
+            node = services.postgres_node(scratch / "pg", durable=False)
+            node.start()
+            stack.callback(node.stop)
+            dsn = node.dsn
+        tag = uuid4().hex[:6]
+        settings = TribalSettings(kafka_bootstrap=bootstrap, data_dir=scratch,
+                                  topic_prefix=f"bm{tag}.", consumer_group=f"bm{tag}")  # fmt: skip
+        await ensure_topics(settings)
+        results.update(await end_to_end(settings, dsn, turns, burst))
+    measured = {
+        "episode_p95_ms": results["episode_latency"]["p95_ms"],
+        "episodes_per_s": results["throughput"]["episodes_per_s"],
+        "dedup_p95_ms": results["dedup"]["p95_ms"],
+        "mb_per_1000_episodes": results["memory"]["mb_per_1000_episodes"],
+    }
+    met = {k: (v >= TARGETS[k]) if k == "episodes_per_s" else (v < TARGETS[k])
+           for k, v in measured.items()}  # fmt: skip
+    broker_name = "external" if os.environ.get("TRIBAL_BENCH_KAFKA_BOOTSTRAP") else "tansu"
+    doc = {
+        "benchmark": "memory", "broker": broker_name, "machine": machine(), "targets": TARGETS,
+        "measured": measured, "target_met": met, "results": results,
+    }  # fmt: skip
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(doc, indent=2))
+    table = Table(title=f"memory ({doc['broker']}, {os.cpu_count()} CPUs)")
+    for col in ("measure", "value", "target", "met"):
+        table.add_column(col, justify="right")
+    for k, v in measured.items():
+        op = ">=" if k == "episodes_per_s" else "<"
+        table.add_row(k, str(v), f"{op} {TARGETS[k]}", "yes" if met[k] else "NO")
+    console = Console()
+    console.print(table)
+    console.print(json.dumps({k: results[k] for k in ("episode_latency", "dedup")}))
+    console.print(f"→ {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,109 @@
+"""Turns and system events → ``EpisodeRecorded`` (seed 003's synchronous half).
+
+The episode id is :func:`~events.memory.episode_id_for` of the source event, so a
+redelivered turn yields the same episode and the index upserts it in place. When the
+model fails the episode is still recorded, with the reason instead of a vector.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from uuid import uuid5
+
+from events.base import Event
+from events.memory import EpisodeRecorded, SystemEventRecorded, TurnRecorded, episode_id_for
+from streams.embedder.model import Embedder
+from streams.memory import metrics
+from streams.wiring import Emit
+
+log = logging.getLogger(__name__)
+
+EPISODES = "memory.episodes"
+Source = TurnRecorded | SystemEventRecorded
+
+
+def turn_content(turn: TurnRecorded) -> str:
+    """What a turn's episode holds: both sides, labelled."""
+    if not turn.agent_response:
+        return f"User: {turn.user_message}"
+    return f"User: {turn.user_message}\nAgent: {turn.agent_response}"
+
+
+def episode_of(
+    event: Source,
+    vector: list[float] | None,
+    model: str | None,
+    error: str | None,
+) -> EpisodeRecorded:
+    """The episode for ``event``; exactly one of ``vector`` and ``error`` is set."""
+    if isinstance(event, TurnRecorded):
+        content, content_type, source = turn_content(event), "message", "user"
+        meta = {**event.metadata, "turn_id": str(event.turn_id)}
+    else:
+        content, content_type, source = event.content, "event", "system"
+        meta = {**event.metadata, "event_type": event.event_type}
+    episode_id = episode_id_for(event.event_id)
+    return EpisodeRecorded(
+        event_id=uuid5(episode_id, "recorded"),  # a redelivered turn: the very same event
+        group_id=event.group_id,
+        # World time is when the turn happened, not when it was processed.
+        occurred_at=event.occurred_at,
+        episode_id=episode_id,
+        source_event_id=event.event_id,
+        content=content,
+        content_type=content_type,
+        source=source,
+        source_metadata=meta,
+        embedding=vector,
+        embedding_model=model if vector is not None else None,
+        embedding_error=error,
+    )
+
+
+class Episoder:
+    """The ``episoder`` agent's batch processor: one model call per batch."""
+
+    def __init__(self, model: Embedder | None, embedding_enabled: bool = True) -> None:
+        self.model = model
+        self.embedding_enabled = embedding_enabled and model is not None
+
+    async def _embed(self, texts: list[str]) -> list[list[float] | str]:
+        """A vector or the reason there is none, per text."""
+        if not self.embedding_enabled or self.model is None:
+            return ["embedding disabled" for _ in texts]
+        model = self.model
+        try:
+            return list(await asyncio.to_thread(model.encode, texts))
+        except Exception as exc:
+            if len(texts) == 1:
+                return [f"{type(exc).__name__}: {exc}"[:500]]
+        # One bad text must not cost the whole batch its vectors.
+        return [v for t in texts for v in await self._embed([t])]
+
+    async def __call__(self, events: Sequence[Event]) -> list[Emit]:
+        sources = [e for e in events if isinstance(e, TurnRecorded | SystemEventRecorded)]
+        if not sources:
+            return []  # MemoryForgotten: the projections read it from the turns topic
+        started = time.perf_counter()
+        contents = [turn_content(e) if isinstance(e, TurnRecorded) else e.content for e in sources]
+        vectors = await self._embed(contents)
+        name = self.model.name if self.model is not None else None
+        out: list[Emit] = []
+        for event, vector in zip(sources, vectors, strict=True):
+            try:
+                episode = (
+                    episode_of(event, None, None, vector)
+                    if isinstance(vector, str)
+                    else episode_of(event, vector, name, None)
+                )
+            except ValueError as exc:  # a NaN vector or a wrong size: keep the episode
+                episode = episode_of(event, None, None, f"invalid embedding: {exc}"[:500])
+            out.append(Emit(EPISODES, event.group_id, episode))
+            metrics.EPISODES_CREATED.labels(episode.content_type, episode.source).inc()
+        ms = (time.perf_counter() - started) * 1000
+        metrics.INGESTION_LATENCY.labels("episode_create").observe(ms)
+        log.info("episodes_created count=%d latency_ms=%.1f", len(out), ms)
+        return out

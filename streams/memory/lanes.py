@@ -1,0 +1,129 @@
+"""The extractor's and the summarizer's lanes (see :mod:`streams.memory.lane`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from uuid import UUID
+
+from events.base import Event
+from events.facts import EntitiesExtracted
+from events.memory import EpisodeRecorded, SummaryCreated
+from streams.embedder.model import Embedder
+from streams.memory.config import EntityExtractionConfig
+from streams.memory.dedup import is_identifier
+from streams.memory.extraction import EntityExtractor
+from streams.memory.facts import FactsFold, extracted_event
+from streams.memory.lane import MemoryLane
+from streams.memory.summaries import SummaryFold
+from streams.wiring import Emit
+
+FACTS, SUMMARIES = "memory.facts", "memory.summaries"
+
+
+class NameEmbedder:
+    """Vectors of entity names for the embedding dedup stage, cached by name."""
+
+    def __init__(self, model: Embedder | None, capacity: int = 100_000) -> None:
+        self.model = model
+        self.capacity = capacity
+        self._cache: dict[str, list[float]] = {}
+
+    async def __call__(self, names: Sequence[str]) -> dict[str, list[float]]:
+        if self.model is None:
+            return {}
+        wanted = sorted({n for n in names if not is_identifier(n)})
+        missing = [n for n in wanted if n not in self._cache]
+        if missing:
+            if len(self._cache) + len(missing) > self.capacity:
+                self._cache.clear()
+            vectors = await asyncio.to_thread(self.model.encode, missing)
+            self._cache.update(zip(missing, vectors, strict=True))
+        return {n: self._cache[n] for n in wanted if n in self._cache}
+
+
+class ExtractorLane(MemoryLane):
+    """Episodes → ``EntitiesExtracted`` (raw), then the dedup and temporal fold."""
+
+    output = FACTS
+
+    def __init__(
+        self,
+        extractor: EntityExtractor,
+        fold: FactsFold | None = None,
+        names: NameEmbedder | None = None,
+        partitions: int = 1,
+    ) -> None:
+        super().__init__(partitions)
+        self.extractor = extractor
+        self.config: EntityExtractionConfig = extractor.config
+        self.fold = fold or FactsFold(single_valued=self.config.single_valued_relations)
+        self.names = names or NameEmbedder(None)
+        self.known_raw: dict[UUID, EntitiesExtracted] = {}
+        self.known_ids: set[UUID] = set()
+
+    def reset(self, partition: int, known: Sequence[Event]) -> None:
+        for group_id in [g for g in self.fold.groups if self.owns(g, partition)]:
+            self.fold.groups.pop(group_id, None)
+            self.fold.dedup.groups.pop(group_id, None)
+        for event in known:
+            if isinstance(event, EntitiesExtracted):
+                self.known_raw.setdefault(event.episode_id, event)
+            self.known_ids.add(event.event_id)
+
+    def _wanted(self, episode: EpisodeRecorded) -> bool:
+        if not self.config.enabled:
+            return False
+        return episode.content_type != "event" or self.config.extract_system_events
+
+    async def process(self, episodes: Sequence[EpisodeRecorded]) -> list[Emit]:
+        todo: dict[UUID, EpisodeRecorded] = {}
+        for e in episodes:
+            fresh = not self.fold.seen(e.group_id, e.episode_id)
+            if fresh and e.episode_id not in self.known_raw and self._wanted(e):
+                todo.setdefault(e.episode_id, e)
+        results = await self.extractor.extract_batch(list(todo.values()))
+        made = {
+            e.episode_id: extracted_event(e, r) for e, r in zip(todo.values(), results, strict=True)
+        }
+        raws: list[EntitiesExtracted] = []
+        for e in episodes:
+            raw = self.known_raw.pop(e.episode_id, None) or made.pop(e.episode_id, None)
+            if raw is not None and not self.fold.seen(e.group_id, e.episode_id):
+                raws.append(raw)
+        vectors = await self.names([x.name for raw in raws for x in raw.entities])
+        out: list[Emit] = []
+        for raw in raws:
+            for event in (raw, *self.fold.apply(raw, vectors)):
+                if event.event_id in self.known_ids:
+                    self.known_ids.discard(event.event_id)  # already on the log
+                else:
+                    out.append(Emit(FACTS, raw.group_id, event))
+        return out
+
+
+class SummarizerLane(MemoryLane):
+    """Episodes → window and meta ``SummaryCreated``."""
+
+    output = SUMMARIES
+
+    def __init__(self, fold: SummaryFold, partitions: int = 1) -> None:
+        super().__init__(partitions)
+        self.fold = fold
+        self.known: dict[UUID, SummaryCreated] = {}
+
+    def reset(self, partition: int, known: Sequence[Event]) -> None:
+        for group_id in [g for g in self.fold.groups if self.owns(g, partition)]:
+            del self.fold.groups[group_id]
+        self.known.update({e.summary_id: e for e in known if isinstance(e, SummaryCreated)})
+
+    async def process(self, episodes: Sequence[EpisodeRecorded]) -> list[Emit]:
+        out: list[Emit] = []
+        for episode in episodes:
+            for produced in await self.fold.advance(episode, self.known):
+                summary = produced.summary
+                if produced.new:
+                    out.append(Emit(SUMMARIES, summary.group_id, summary))
+                else:
+                    self.known.pop(summary.summary_id, None)
+        return out

@@ -1,0 +1,161 @@
+"""The local extraction rules: deterministic, no model, the ``local`` provider's answer.
+
+Identifiers (order numbers, emails, ticket ids, street addresses), a configurable
+gazetteer, person names (introductions, greetings, known first names), capitalised
+noun phrases (low confidence: dropped at the default ``min_confidence``), first-person
+statements of the user (``I live at …``, ``my email is …``) and "X is/has/uses Y".
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from streams.memory.extraction import ExtractedEntity, ExtractedRelationship, ExtractionOutput
+from streams.memory.names import FIRST_NAMES
+
+_ORDER = re.compile(r"#\s?([A-Z]{1,3}-?\d{3,})\b")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_TICKET = re.compile(r"\b(?:TCK|TKT|INC)-\d{2,}\b")
+_ADDRESS = re.compile(
+    r"\b\d{1,5}(?: [A-Z][a-z]+)+ (?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Way)\b"
+)
+_CAPS = re.compile(r"\b[A-Z][a-zA-Z'-]+(?: [A-Z][a-zA-Z'-]+)+\b")
+_INTRO = re.compile(
+    r"\b(?:[Mm]y name is|I am|I'm|[Cc]all me|this is)\s+([A-Z][a-z]+(?: [A-Z][a-z]+)?)"
+)
+_GREETING = re.compile(r"\b(?:Hi|Hello|Hey|Thanks|Thank you|Dear|Sorry),? ([A-Z][a-z]+)\b")
+_STOP = {"I", "Hi", "Hello", "Hey", "Thanks", "Thank", "The", "A", "An", "My", "Your", "Our",
+         "Could", "Can", "Please", "Yes", "No", "Sure", "Ok", "Okay", "Great", "We", "It",
+         "This", "That", "User", "Agent", "Also", "And", "But", "So", "Dear", "Sorry"}  # fmt: skip
+
+# (what a User line says right before a mention, the relation from the speaker to it)
+_FIRST_PERSON: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?i)\b(?:I live at|I moved to|I now live at|my (?:new )?address is)\s+$"),
+     "lives_at"),
+    (re.compile(r"(?i)\bI work (?:at|for)\s+$"), "works_at"),
+    (re.compile(r"(?i)\bmy (?:new )?email(?: address)? is\s+$"), "has_email"),
+    (re.compile(r"(?i)\bI (?:also )?(?:ordered|bought|purchased)\s+(?:a |an |the )?$"), "ordered"),
+    (re.compile(r"(?i)\bI (?:use|am using|have been using)\s+(?:a |an |the |my )?$"), "uses"),
+    (re.compile(r"(?i)\bI(?:'m| am) on\s+(?:a |an |the )?$"), "has_plan"),
+    (re.compile(r"(?i)\bmy order\s+$"), "placed"),
+)  # fmt: skip
+_BETWEEN = re.compile(r"^\s+(is|has|uses|contains|includes|is for|was for)\s+(?:a |an |the )?$")
+_VERB = {"is": "is_a", "has": "has", "uses": "uses", "contains": "contains",
+         "includes": "contains", "is for": "contains", "was for": "contains"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    entity: ExtractedEntity
+
+
+def _mentions(text: str, gazetteer: dict[str, str]) -> list[Mention]:
+    found: list[Mention] = []
+
+    def add(span: tuple[int, int], name: str, kind: str, confidence: str = "high") -> None:
+        if any(f.start < span[1] and span[0] < f.end for f in found):
+            return  # an earlier (more specific) rule already claimed this text
+        entity = ExtractedEntity.model_validate(
+            {"name": name, "entity_type": kind, "confidence": confidence}
+        )
+        found.append(Mention(span[0], span[1], entity))
+
+    for m in _ORDER.finditer(text):
+        add(m.span(), f"#{m.group(1)}", "order")
+    for m in _EMAIL.finditer(text):
+        add(m.span(), m.group(0).lower(), "email")
+    for m in _TICKET.finditer(text):
+        add(m.span(), m.group(0), "issue")
+    for m in _ADDRESS.finditer(text):
+        add(m.span(), m.group(0), "address")
+    for name, kind in sorted(gazetteer.items(), key=lambda kv: -len(kv[0])):
+        for m in re.finditer(rf"(?i)\b{re.escape(name)}\b", text):
+            add(m.span(), name, kind)
+    for m in _INTRO.finditer(text):
+        add(m.span(1), m.group(1), "person", "high")
+    for m in _GREETING.finditer(text):
+        if m.group(1) in FIRST_NAMES:
+            add(m.span(1), m.group(1), "person", "medium")
+    for m in _CAPS.finditer(text):
+        words = m.group(0).split(" ")
+        while words and words[0] in _STOP:
+            words = words[1:]
+        if len(words) < 2:
+            if len(words) == 1 and words[0] in FIRST_NAMES:
+                start = m.end() - len(words[0])
+                add((start, m.end()), words[0], "person", "medium")
+            continue
+        phrase = " ".join(words)
+        start = m.end() - len(phrase)
+        kind, confidence = ("person", "medium") if words[0] in FIRST_NAMES else ("concept", "low")
+        add((start, m.end()), phrase, kind, confidence)
+    return sorted(found, key=lambda f: f.start)
+
+
+def _lines(content: str) -> list[tuple[str, str]]:
+    """(speaker, text) pairs; a system event's content is one ``system`` line."""
+    out: list[tuple[str, str]] = []
+    for line in content.splitlines():
+        role, sep, rest = line.partition(": ")
+        if sep and role in ("User", "Agent"):
+            out.append((role.lower(), rest))
+        elif out:
+            out[-1] = (out[-1][0], f"{out[-1][1]}\n{line}")
+        else:
+            out.append(("system", line))
+    return out
+
+
+def extract_local(context: dict[str, Any]) -> ExtractionOutput:
+    """The local provider's handler for ``extract_entities`` (pure and deterministic)."""
+    gazetteer: dict[str, str] = context.get("gazetteer") or {}
+    metadata: dict[str, str] = context.get("metadata") or {}
+    speaker = metadata.get("user_name", "").strip()
+    entities: dict[tuple[str, str], ExtractedEntity] = {}
+    relationships: list[ExtractedRelationship] = []
+
+    def keep(entity: ExtractedEntity) -> None:
+        key = (entity.entity_type, entity.name.casefold())
+        old = entities.get(key)
+        if old is None or _rank(entity.confidence) > _rank(old.confidence):
+            entities[key] = entity
+
+    for role, text in _lines(str(context.get("content", ""))):
+        mentions = _mentions(text, gazetteer)
+        for mention in mentions:
+            keep(mention.entity)
+        for left, right in itertools.pairwise(mentions):
+            verb = _BETWEEN.match(text[left.end : right.start])
+            if verb:
+                fact = text[left.start : right.end]
+                relationships.append(
+                    ExtractedRelationship(
+                        source=left.entity.name, relation=_VERB[verb.group(1)],
+                        target=right.entity.name, fact=fact, confidence="medium",
+                    )
+                )  # fmt: skip
+        if role != "user" or not speaker:
+            continue
+        for mention in mentions:
+            before = text[: mention.start]
+            for pattern, relation in _FIRST_PERSON:
+                if pattern.search(before):
+                    keep(ExtractedEntity(name=speaker, entity_type="person", confidence="high"))
+                    sentence = text[before.rfind(".") + 1 : mention.end].strip()
+                    relationships.append(
+                        ExtractedRelationship(
+                            source=speaker, relation=relation, target=mention.entity.name,
+                            fact=f"{speaker}: {sentence}", confidence="high",
+                        )
+                    )  # fmt: skip
+                    break
+    return ExtractionOutput(entities=list(entities.values()), relationships=relationships)
+
+
+def _rank(confidence: str) -> int:
+    return {"low": 0, "medium": 1, "high": 2}.get(confidence, 0)

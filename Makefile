@@ -52,6 +52,8 @@ bench: install
 	$(BIN)/python -m scripts.bench_embedder
 	$(BIN)/python -m scripts.bench_index
 	$(BIN)/python -m scripts.bench_freshness
+	$(BIN)/python -m scripts.bench_memory
+	@test ! -f scripts/bench_api.py || $(BIN)/python -m scripts.bench_api
 	@test ! -f scripts/bench_documenter.py || $(BIN)/python -m scripts.bench_documenter
 	@echo "results: bench-results/*.json"
 

@@ -297,7 +297,9 @@ def api(
 
 @app.command()
 def mcp(
-    tenant: Annotated[str, typer.Option(help="Tenant whose data the tools read.")] = "default",
+    tenant: Annotated[
+        str, typer.Option(help="Tenant whose data the tools read (default: all, as the owner).")
+    ] = "*",
 ) -> None:
     """Serve the MCP tools over stdio (Claude Desktop and other MCP clients)."""
     from api.mcp_server import serve_stdio

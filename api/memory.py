@@ -44,6 +44,12 @@ class ForgetRequest(BaseModel):
 def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
     """Routes over whatever ingestor the app has (None while Kafka is unavailable)."""
 
+    def own(request: Request, tenant: str) -> None:
+        """A key writes only its own tenant's memory (``default`` without keys)."""
+        caller = request.scope.get("state", {}).get("tenant", "*")
+        if caller not in ("*", tenant):  # "*": no API keys configured (loopback only)
+            raise ApiError(403, "FORBIDDEN", f"this API key may not write tenant {tenant!r}")
+
     def require() -> MemoryIngestor:
         ing = ingestor()
         if ing is None:
@@ -64,6 +70,7 @@ def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
     @json_endpoint(TurnRequest, status=202)
     async def post_turn(request: Request, req: TurnRequest) -> dict[str, Any]:
         tenant, _, session_id = req.group_id.partition(":")
+        own(request, tenant)
         turn = Turn.model_validate(
             {
                 "user_message": req.user_message,
@@ -77,6 +84,7 @@ def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
 
     @json_endpoint(EventRequest, status=202)
     async def post_event(request: Request, req: EventRequest) -> dict[str, Any]:
+        own(request, req.group_id.partition(":")[0])
         return await timed(
             require().ingest_event(req.event_type, req.content, req.group_id, req.metadata)
         )
@@ -85,6 +93,10 @@ def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
     async def post_forget(request: Request, req: ForgetRequest) -> dict[str, Any]:
         if (req.group_id is None) == (req.tenant is None):
             raise ApiError(422, "INVALID_REQUEST", "give exactly one of group_id, tenant")
+        own(
+            request,
+            req.tenant if req.tenant is not None else (req.group_id or "").partition(":")[0],
+        )
         ing = require()
 
         async def forget() -> dict[str, Any]:

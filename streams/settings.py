@@ -42,6 +42,9 @@ class TribalSettings(BaseSettings):
 
     api_host: str = "127.0.0.1"
     api_port: int = 8765
+    api_keys: dict[str, str] = Field(default_factory=dict)
+    """Bearer API keys, each bound to one tenant: ``TRIBAL_API_KEYS='{"key": "tenant"}'``.
+    Empty (embedded default): no authentication, loopback only, tenant ``default``."""
     worker_id: str = "tribal-worker"
     consumer_group: str = "tribal"
     commit_interval: float = Field(default=1.0, gt=0)

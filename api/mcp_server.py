@@ -1,0 +1,204 @@
+"""The MCP server: the API's operations as tools, with seed 001's tool names.
+
+Transports: stdio (``tribal mcp``) and streamable HTTP at ``/mcp`` in the Starlette
+app (:func:`api.app.create_app`). Each tool's input schema is its pydantic input
+model's fields; its output schema is the output model. Errors come back as the
+output with ``success: false`` and an ``error`` (seed 001's AgentError), never as
+a protocol error, so an agent can read and act on them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel, Field, ValidationError
+from pydantic_core import PydanticUndefined
+
+from api.auth import ANY_TENANT, tenant_from_headers
+from api.schemas import catalog as c
+from api.schemas import code as k
+from api.schemas import memory as m
+from api.schemas.knowledge import RetrieveRequest, RetrieveResponse
+from api.services import catalog, code, knowledge, memory
+from api.services.context import ServiceContext
+from api.services.errors import ServiceError
+
+INSTRUCTIONS = (
+    "Tribal knows this organisation's database schemas, source code, help-desk articles "
+    "and conversation memory. Start with list_domains or search_tables to find tables, "
+    "get_table_schema for columns, get_join_path for SQL joining two tables. Use "
+    "retrieve_knowledge for customer-support questions, search_code for code, and "
+    "search_memory/get_entity/add_memory for what was said in a conversation (group_id "
+    "is 'tenant:session'). Every answer reports tokens_used and is cut to max_tokens "
+    "(truncated: true); page with offset while has_more is true."
+)
+
+TOOLS: list[tuple[str, type[BaseModel], type[BaseModel], Any, str]] = [
+    ("search_tables", c.SearchTablesInput, c.SearchTablesOutput, catalog.search_tables,
+     "Find database tables relevant to a natural-language question (e.g. 'customer orders "
+     "and payments'). Returns fully qualified names (database.schema.table), descriptions, "
+     "key columns and a 0-1 relevance_score, best first. Filter by database or domain."),
+    ("get_table_schema", c.GetTableSchemaInput, c.GetTableSchemaOutput, catalog.get_table_schema,
+     "Full schema of one table by fully qualified name: columns with types, nullability, "
+     "defaults and descriptions; primary key; foreign keys; indexes; related tables. Use "
+     "before writing SQL against a table."),
+    ("get_join_path", c.GetJoinPathInput, c.GetJoinPathOutput, catalog.get_join_path,
+     "How to join two tables: the shortest foreign-key path (up to max_hops, default 3) "
+     "with each join's ON clause and a ready-to-run SELECT in sql_snippet."),
+    ("get_domain_overview", c.GetDomainOverviewInput, c.GetDomainOverviewOutput,
+     catalog.get_domain_overview,
+     "Overview of one business domain (e.g. 'orders'): what it covers, its tables, a "
+     "Mermaid ER diagram and common joins."),
+    ("list_domains", c.ListDomainsInput, c.ListDomainsOutput, catalog.list_domains,
+     "List the business domains the databases are organised into, with table counts. A "
+     "good first call to orient yourself."),
+    ("retrieve_knowledge", RetrieveRequest, RetrieveResponse, knowledge.retrieve_knowledge,
+     "Help-desk articles answering a customer's support message. Give the classified "
+     "intent (e.g. 'not_hashing'), the message, and metadata.product (the device). Returns "
+     "at most 3 sources with relevance_score >= 0.7, coverage (high/medium/low/none) and "
+     "gaps naming missing documentation. Never fails: coverage 'none' when unavailable."),
+    ("search_code", k.SearchCodeInput, k.SearchCodeOutput, code.search_code,
+     "Search indexed source code by meaning and keywords. Returns symbols with fully "
+     "qualified names, file paths and line ranges. Filter by repo, path glob (e.g. "
+     "'api/*.py'), language, symbol_kind."),
+    ("search_memory", m.SearchMemoryInput, m.SearchMemoryOutput, memory.search_memory,
+     "What the memory of one conversation (group_id 'tenant:session') holds: facts "
+     "(relationships between entities, with validity times) and, given a query, matching "
+     "episodes. as_of asks what was true at a time; known_at what was known then."),
+    ("get_entity", m.GetEntityInput, m.GetEntityOutput, memory.get_entity,
+     "One entity of a conversation's memory by id, with every version, merged duplicates "
+     "and every relationship version (history and provenance)."),
+    ("add_memory", m.AddMemoryInput, m.AddMemoryOutput, memory.add_memory,
+     "Record a conversation turn (user message and agent response) into the memory of "
+     "group_id; entities and facts are extracted from it asynchronously."),
+]  # fmt: skip
+
+
+def _parameters(model: type[BaseModel]) -> tuple[list[inspect.Parameter], dict[str, Any]]:
+    params, hints = [], {}
+    # Paging and budget fields (inherited) last: a reader sees the query first.
+    names = sorted(model.model_fields, key=lambda n: n in ("offset", "max_tokens"))
+    for name in names:
+        field = model.model_fields[name]
+        hint: Any = Annotated.__class_getitem__(  # type: ignore[attr-defined]
+            (field.annotation, *field.metadata, Field(description=field.description))
+        )
+        if field.default is not PydanticUndefined:
+            default = field.default
+        elif field.default_factory is not None:
+            default = field.default_factory()  # type: ignore[call-arg]
+        else:
+            default = inspect.Parameter.empty
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                        annotation=hint))  # fmt: skip
+        hints[name] = hint
+    return params, hints
+
+
+def _tool(
+    name: str,
+    model: type[BaseModel],
+    output: type[BaseModel],
+    service: Callable[[ServiceContext, Any, str], Awaitable[BaseModel]],
+    context: Callable[[], ServiceContext],
+    tenant_of: Callable[[Context], str | None],
+) -> Callable[..., Awaitable[Any]]:
+    async def call(ctx: Context, **kwargs: Any) -> Any:
+        tenant = tenant_of(ctx)
+        if tenant is None:
+            err = ServiceError(401, "UNAUTHORIZED", "a valid bearer API key is required")
+            return _failed(output, err)
+        try:
+            req = model.model_validate(kwargs)
+            return await service(context(), req, tenant)
+        except ValidationError as exc:
+            return _failed(output, ServiceError(422, "INVALID_REQUEST", str(exc)))
+        except ServiceError as exc:
+            return _failed(output, exc)
+
+    params, hints = _parameters(model)
+    ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [ctx_param, *params], return_annotation=output
+    )
+    call.__annotations__ = {"ctx": Context, **hints, "return": output}
+    call.__name__ = name
+    return call
+
+
+def _failed(output: type[BaseModel], exc: ServiceError) -> Any:
+    if output is RetrieveResponse:
+        from api.schemas.knowledge import fallback
+
+        return fallback()
+    return output.model_validate({"success": False, "error": exc.agent_error()})
+
+
+def build_mcp(
+    context: Callable[[], ServiceContext], stdio_tenant: str = ANY_TENANT
+) -> MCPServer[Any]:
+    """The MCP server over ``context()``; over HTTP the caller's key picks the tenant."""
+    server: MCPServer[Any] = MCPServer(
+        "tribal", instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING"
+    )
+
+    def tenant_of(ctx: Context) -> str | None:
+        headers = ctx.headers
+        if headers is None:  # stdio: whoever started the process
+            return stdio_tenant
+        return tenant_from_headers(context().settings.api_keys, headers)
+
+    for name, model, output, service, description in TOOLS:
+        server.add_tool(
+            _tool(name, model, output, service, context, tenant_of),
+            name=name,
+            description=description,
+        )
+    return server
+
+
+def _with_stack(settings: Any) -> Any:
+    """Fill empty endpoints from a running embedded stack (``tribal up``), if any."""
+    if settings.postgres_dsn and settings.kafka_bootstrap:
+        return settings
+    from streams.embedded.supervisor import read_stack_info
+
+    info = read_stack_info(settings.data_dir)
+    if info is None:
+        return settings
+    return settings.model_copy(
+        update={
+            "postgres_dsn": settings.postgres_dsn or info.postgres_dsn,
+            "kafka_bootstrap": settings.kafka_bootstrap or info.kafka_bootstrap,
+        }
+    )
+
+
+async def serve_stdio(settings: Any, tenant: str = ANY_TENANT) -> None:
+    """``tribal mcp``: the tools over stdin/stdout until the client closes them."""
+    from api.services.context import close_context, open_context
+    from events.registry import registry_from_settings
+    from events.serde import EventSerde
+    from events.sources.sink import KafkaSink
+    from events.sources.turns import MemoryIngestor
+
+    settings = _with_stack(settings)
+    ctx = await open_context(settings)
+    sink = None
+    if settings.kafka_bootstrap:
+        serde = EventSerde(registry_from_settings(settings))
+        sink = KafkaSink(settings.kafka_bootstrap, serde, settings.topic_prefix, linger_ms=0)
+        try:
+            await sink.start()
+            ctx.ingestor = MemoryIngestor(sink)
+        except Exception:  # add_memory answers EVENT_LOG_UNAVAILABLE
+            sink = None
+    try:
+        await build_mcp(lambda: ctx, stdio_tenant=tenant).run_stdio_async()
+    finally:
+        if sink is not None:
+            await sink.stop()
+        await close_context(ctx)

@@ -1,0 +1,1 @@
+"""Request and response models of the API and the MCP tools, with the seeds' field names."""

@@ -1,0 +1,56 @@
+"""Seed 002, contract 2: ``retrieve_knowledge(intent, message, metadata)``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TOP_K = 3
+MIN_RELEVANCE = 0.7
+
+Coverage = Literal["high", "medium", "low", "none"]
+
+
+class RetrieveMetadata(BaseModel):
+    """``product`` is the customer's device (``device`` is accepted as a synonym)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    product: str | None = Field(default=None, max_length=200)
+    device: str | None = Field(default=None, max_length=200)
+    attachments: list[str] = Field(default_factory=list, max_length=50)
+
+    @property
+    def device_name(self) -> str | None:
+        return self.product or self.device
+
+
+class RetrieveRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    intent: str = Field(max_length=100, description="Primary intent, e.g. 'not_hashing'.")
+    message: str = Field(max_length=8000, description="The customer's latest message.")
+    metadata: RetrieveMetadata = Field(default_factory=RetrieveMetadata)
+
+
+class Source(BaseModel):
+    title: str = Field(max_length=200)
+    url: str = Field(max_length=500)
+    relevance_score: float = Field(ge=MIN_RELEVANCE, le=1.0)
+    excerpt: str = Field(max_length=150)
+    last_updated: str = Field(description="ISO 8601")
+
+
+class RetrieveResponse(BaseModel):
+    """Exactly seed 002's four fields; never an error, never more than three sources."""
+
+    sources_consulted: list[Source] = Field(default_factory=list, max_length=TOP_K)
+    coverage: Coverage = "none"
+    gaps: list[str] = Field(default_factory=list)
+    retrieval_time_ms: int = Field(default=0, ge=0)
+
+
+def fallback(reason: str = "Knowledge retrieval unavailable") -> RetrieveResponse:
+    """Seed 002's error/fallback body."""
+    return RetrieveResponse(sources_consulted=[], coverage="none", gaps=[reason])

@@ -1,0 +1,100 @@
+"""Memory reads (facts, episodes, entities) and ``add_memory``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from pydantic import AwareDatetime, BaseModel, Field
+
+from api.schemas.common import Budgeted, Paged, PagedResponse, Request, Response
+from events.types import GROUP_ID_PATTERN
+
+_GROUP = Field(pattern=f"^{GROUP_ID_PATTERN}$", max_length=300, description="'tenant:session'")
+
+
+class SearchMemoryInput(Paged):
+    group_id: str = _GROUP
+    query: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="Keeps facts mentioning a query word; episodes are searched only with it.",
+    )
+    as_of: AwareDatetime | None = Field(default=None, description="World time (default now).")
+    known_at: AwareDatetime | None = Field(
+        default=None, description="System time: what was known then (default latest)."
+    )
+    limit: int = Field(default=20, ge=1, le=100)
+
+
+class FactOut(BaseModel):
+    relationship_id: UUID
+    version: int
+    source_entity_id: UUID
+    source_name: str | None
+    relation_type: str
+    target_entity_id: UUID
+    target_name: str | None
+    fact: str | None
+    attributes: dict[str, str]
+    confidence: str
+    valid_from: datetime
+    valid_to: datetime | None
+    recorded_at: datetime
+    expired_at: datetime | None
+    invalidated_by: UUID | None = None
+    reason: str | None = None
+
+
+class EpisodeOut(BaseModel):
+    episode_id: str
+    content: str = Field(description="At most 500 characters.")
+    relevance_score: float
+    occurred_at: datetime | None
+
+
+class SearchMemoryOutput(PagedResponse):
+    group_id: str = ""
+    facts: list[FactOut] = Field(default_factory=list)
+    episodes: list[EpisodeOut] = Field(default_factory=list)
+
+
+class GetEntityInput(Budgeted):
+    entity_id: UUID
+    group_id: str = _GROUP
+
+
+class EntityOut(BaseModel):
+    entity_id: UUID
+    name: str
+    entity_type: str
+    attributes: dict[str, str]
+    confidence: str
+    valid_from: datetime
+    valid_to: datetime | None
+    recorded_at: datetime
+    updated_at: datetime
+    aliases: list[str]
+
+
+class GetEntityOutput(Response):
+    group_id: str = ""
+    entity: EntityOut | None = None
+    versions: list[dict[str, Any]] = Field(default_factory=list)
+    relationships: list[FactOut] = Field(default_factory=list)
+
+
+class AddMemoryInput(Request):
+    group_id: str = _GROUP
+    user_message: str = Field(min_length=1, max_length=100_000)
+    agent_response: str = Field(default="", max_length=100_000)
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class AddMemoryOutput(Response):
+    group_id: str = ""
+    episode_id: str | None = None
+    event_id: str | None = None
+    partition: int | None = None
+    offset: int | None = None

@@ -1,0 +1,218 @@
+"""Seed 001 §6 over the schema catalog and the search index."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from typing import Any
+
+from api.auth import data_tenant
+from api.schemas.catalog import (
+    ColumnSummary,
+    DomainInfo,
+    DomainTableSummary,
+    GetDomainOverviewInput,
+    GetDomainOverviewOutput,
+    GetJoinPathInput,
+    GetJoinPathOutput,
+    GetTableSchemaInput,
+    GetTableSchemaOutput,
+    JoinStep,
+    ListDomainsInput,
+    ListDomainsOutput,
+    QueryInterpretation,
+    SearchTablesInput,
+    SearchTablesOutput,
+    TableSchema,
+    TableSearchResult,
+)
+from api.services.budget import clip, fit
+from api.services.context import ServiceContext, require_db
+from api.services.errors import ServiceError
+from projections.catalog import queries as q
+from projections.catalog.models import TableNotFoundError
+from projections.index.port import Filters, Kind
+
+log = logging.getLogger(__name__)
+
+CANDIDATES = 100
+NAME_MATCH_SCORE = 1.0
+KEY_COLUMNS = 8
+_WORD = re.compile(r"[a-z0-9_]+")
+_STOP = frozenset(
+    {
+        "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in",
+        "is", "it", "me", "of", "on", "or", "show", "the", "to", "what", "where", "which",
+        "who", "with", "do", "does", "data", "table", "tables", "find", "list", "all",
+    }
+)  # fmt: skip
+_RELATIONAL = frozenset(
+    {"join", "joins", "joined", "between", "relationship", "relationships", "related", "link"}
+)
+
+
+def interpret(req: SearchTablesInput, domain_hint: str | None) -> QueryInterpretation:
+    words = _WORD.findall(req.query.lower())
+    concepts = [w for w in dict.fromkeys(words) if w not in _STOP]
+    expanded = [w[:-1] for w in concepts if w.endswith("s") and len(w) > 3]
+    return QueryInterpretation(
+        original_query=req.query,
+        concepts=concepts,
+        expanded_terms=expanded,
+        domain_hint=req.domain or domain_hint,
+        is_relationship_query=bool(_RELATIONAL & set(words)),
+    )
+
+
+async def _ranked(
+    ctx: ServiceContext, req: SearchTablesInput, tenant: str, concepts: list[str]
+) -> list[tuple[str, float]]:
+    """(fqn, score) best first: exact table names, then the index's hybrid ranking."""
+    db = require_db(ctx)
+    scores: dict[str, float] = {}
+    for word in concepts[:5]:
+        for t in await q.search_tables_by_name(db, word, tenant=tenant, limit=5):
+            if t.table.lower() in concepts and _matches(t, req):
+                scores[t.name] = NAME_MATCH_SCORE
+    if ctx.index is not None:
+        try:
+            vector = await ctx.vector(req.query)
+            hits = await ctx.index.search(
+                req.query, vector, Kind.TABLE_DOC,
+                Filters(database=req.database, domain=req.domain), CANDIDATES, tenant,
+            )  # fmt: skip
+        except Exception as exc:  # lexical name matches still answer
+            log.warning("search_tables: index unavailable: %s", exc)
+            hits = []
+        for h in hits:
+            fqn = h.object.fully_qualified_name or h.object.document_id.removeprefix("table:")
+            scores.setdefault(fqn, round(h.score, 4))
+    if not scores:
+        for word in concepts[:5]:
+            for t in await q.search_tables_by_name(db, word, tenant=tenant, limit=CANDIDATES):
+                if _matches(t, req):
+                    scores.setdefault(t.name, 0.5)
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    return [(fqn, s) for fqn, s in ranked if s >= req.min_score]
+
+
+def _matches(t: Any, req: SearchTablesInput) -> bool:
+    return (req.database is None or t.database == req.database) and (
+        req.domain is None or t.domain == req.domain
+    )
+
+
+async def search_tables(
+    ctx: ServiceContext, req: SearchTablesInput, tenant: str
+) -> SearchTablesOutput:
+    """Tables matching a natural-language query, best first, with their key columns."""
+    tenant = data_tenant(tenant)
+    concepts = interpret(req, None).concepts or [req.query.lower()]
+    ranked = await _ranked(ctx, req, tenant, concepts)
+    page = ranked[req.offset : req.offset + req.limit]
+    tables = []
+    for fqn, score in page:
+        table = await q.get_table(ctx.db, fqn, tenant=tenant, include_relationships=False)
+        if table is None:  # indexed documentation of a table since dropped
+            continue
+        keys = [
+            c for c in table.columns
+            if c.is_primary_key or c.is_foreign_key or c.name in table.key_columns
+        ][:KEY_COLUMNS]  # fmt: skip
+        tables.append(
+            TableSearchResult(  # type: ignore[call-arg]
+                name=table.name,
+                database=table.database,
+                schema=table.schema,
+                table=table.table,
+                domain=table.domain,
+                description=clip(table.description, 500),
+                key_columns=[ColumnSummary.model_validate(dataclasses.asdict(c)) for c in keys],
+                row_count=table.row_count,
+                relevance_score=min(1.0, max(0.0, score)),
+            )
+        )
+    hint = tables[0].domain if tables else None
+    out = SearchTablesOutput(
+        tables=tables,
+        total_matches=len(ranked),
+        has_more=req.offset + req.limit < len(ranked),
+        query_interpretation=interpret(req, hint or None),
+    )
+    return fit(out, req.max_tokens, out.tables)
+
+
+async def get_table_schema(
+    ctx: ServiceContext, req: GetTableSchemaInput, tenant: str
+) -> GetTableSchemaOutput:
+    """Columns, keys, indexes and related tables of one table."""
+    tenant = data_tenant(tenant)
+    table = await q.get_table(
+        require_db(ctx), req.table, tenant=tenant,
+        include_samples=req.include_samples, include_relationships=req.include_relationships,
+    )  # fmt: skip
+    if table is None:
+        raise ServiceError(404, "TABLE_NOT_FOUND", f"table not found: {req.table}")
+    schema = TableSchema.model_validate(dataclasses.asdict(table))
+    out = GetTableSchemaOutput(schema=schema)
+    return fit(out, req.max_tokens, schema.related_tables or [], schema.indexes, schema.columns)
+
+
+async def get_join_path(
+    ctx: ServiceContext, req: GetJoinPathInput, tenant: str
+) -> GetJoinPathOutput:
+    """The shortest foreign-key path between two tables and a runnable SELECT."""
+    tenant = data_tenant(tenant)
+    try:
+        found = await q.join_path(
+            require_db(ctx), req.source_table, req.target_table, req.max_hops, tenant=tenant
+        )
+    except TableNotFoundError as exc:
+        raise ServiceError(404, exc.code, str(exc), context={"table": exc.fqn}) from exc
+    out = GetJoinPathOutput(
+        path_found=found.path_found,
+        source=found.source,
+        target=found.target,
+        hop_count=found.hop_count,
+        path=[JoinStep.model_validate(dataclasses.asdict(s)) for s in found.path]
+        if found.path_found
+        else None,
+        sql_snippet=found.sql_snippet,
+    )
+    return fit(out, req.max_tokens)
+
+
+async def get_domain_overview(
+    ctx: ServiceContext, req: GetDomainOverviewInput, tenant: str
+) -> GetDomainOverviewOutput:
+    """A business domain: description, tables, ER diagram (Mermaid), common joins."""
+    tenant = data_tenant(tenant)
+    found = await q.get_domain(require_db(ctx), req.domain, tenant=tenant, database=req.database)
+    if found is None:
+        raise ServiceError(404, "DOMAIN_NOT_FOUND", f"domain not found: {req.domain}")
+    tables = found.tables[req.offset : req.offset + req.limit]
+    out = GetDomainOverviewOutput(
+        domain=found.domain,
+        description=found.description,
+        databases=list(found.databases),
+        tables=[DomainTableSummary.model_validate(dataclasses.asdict(t)) for t in tables],
+        er_diagram=found.er_diagram,
+        common_joins=list(found.common_joins),
+        has_more=req.offset + req.limit < len(found.tables),
+    )
+    return fit(out, req.max_tokens, out.common_joins or [], out.tables)
+
+
+async def list_domains(
+    ctx: ServiceContext, req: ListDomainsInput, tenant: str
+) -> ListDomainsOutput:
+    """Every business domain with its table count and databases."""
+    tenant = data_tenant(tenant)
+    found = await q.list_domains(require_db(ctx), tenant=tenant, database=req.database)
+    page = found[req.offset : req.offset + req.limit]
+    out = ListDomainsOutput(
+        domains=[DomainInfo.model_validate(dataclasses.asdict(d)) for d in page],
+        has_more=req.offset + req.limit < len(found),
+    )
+    return fit(out, req.max_tokens, out.domains)

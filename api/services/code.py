@@ -1,0 +1,50 @@
+"""``search_code``: symbols of indexed repositories, filtered by repo, path, language, kind."""
+
+from __future__ import annotations
+
+from api.auth import data_tenant
+from api.schemas.code import CodeHit, SearchCodeInput, SearchCodeOutput
+from api.services.budget import clip, fit
+from api.services.context import ServiceContext
+from api.services.errors import ServiceError
+from projections.index.port import Filters, Kind
+
+SNIPPET = 400
+
+
+async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) -> SearchCodeOutput:
+    """Code chunks matching a query, best first, each with its symbol and line range."""
+    tenant = data_tenant(tenant)
+    if ctx.index is None:
+        raise ServiceError(503, "INDEX_UNAVAILABLE", "no search index is configured", True)
+    filters = Filters(
+        repo=req.repo, path_glob=req.path, language=req.language, symbol_kind=req.symbol_kind
+    )
+    want = req.offset + req.limit + 1
+    try:
+        vector = await ctx.vector(req.query)
+        hits = await ctx.index.search(req.query, vector, Kind.CODE_CHUNK, filters, want, tenant)
+    except ServiceError:
+        raise
+    except Exception as exc:
+        raise ServiceError(503, "INDEX_UNAVAILABLE", f"search index failed: {exc}", True) from exc
+    page = hits[req.offset : req.offset + req.limit]
+    out = SearchCodeOutput(
+        results=[
+            CodeHit(
+                symbol=h.object.symbol,
+                fully_qualified_name=h.object.fully_qualified_name or h.object.symbol,
+                symbol_kind=h.object.symbol_kind,
+                repo=h.object.repo,
+                path=h.object.path,
+                language=h.object.language,
+                start_line=h.object.start_line,
+                end_line=h.object.end_line,
+                relevance_score=round(h.score, 4),
+                snippet=clip(h.object.text, SNIPPET),
+            )
+            for h in page
+        ],
+        has_more=len(hits) > req.offset + req.limit,
+    )
+    return fit(out, req.max_tokens, out.results)

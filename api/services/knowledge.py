@@ -1,0 +1,148 @@
+"""Seed 002 ``retrieve_knowledge``: help-desk articles for a support message, in 100 ms.
+
+Never raises: a timeout, an unavailable index or embedder, or any other failure
+answers the seed's fallback body (coverage ``none``, gap "Knowledge retrieval
+unavailable"). Sources are the best three *articles* (chunks of one article count
+once, at their best score) whose ``relevance_score`` (the cosine similarity of
+message and article, 0-1) is at least 0.7.
+
+Coverage rules (also in README "Knowledge retrieval"):
+
+* ``high``: at least one source is tagged with both the intent and the customer's
+  device (``metadata.product``; any device when none is given): an article written
+  for this problem on this device.
+* ``medium``: at least one source, but not ``high``.
+* ``low``: no source reaches 0.7, but some article scores >= 0.5 (the knowledge base
+  touches the topic without answering it); ``sources_consulted`` stays empty.
+* ``none``: nothing scores >= 0.5, or retrieval failed.
+
+Gaps name what is missing: "No {device} specific troubleshooting guide for this
+issue" when no source is tagged for the device, "No article tagged for intent
+'{intent}'" when none carries the intent, and "No knowledge base article matches
+this question" when there is no source at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import UTC
+from typing import Any
+
+from api.auth import data_tenant
+from api.schemas.knowledge import (
+    MIN_RELEVANCE,
+    TOP_K,
+    Coverage,
+    RetrieveRequest,
+    RetrieveResponse,
+    Source,
+    fallback,
+)
+from api.services.budget import clip
+from api.services.context import ServiceContext
+from projections.index.port import Filters, Hit, Kind, SearchMode
+
+log = logging.getLogger(__name__)
+
+BUDGET_S = 0.100
+NEAR_MISS = 0.5
+CANDIDATES = 10
+
+
+def relevance(hit: Hit) -> float:
+    """Semantic similarity when the hit has a vector side, else the index's blended score."""
+    return hit.vector_score if hit.vector_score is not None else hit.score
+
+
+def _tagged(values: tuple[str, ...], wanted: str | None) -> bool:
+    return wanted is not None and wanted.lower() in {v.lower() for v in values}
+
+
+def _source(hit: Hit, score: float) -> Source:
+    obj = hit.object
+    title = obj.title or obj.document_id
+    text = obj.text.removeprefix(title).strip() if obj.text.startswith(title) else obj.text
+    when = obj.updated_at.astimezone(UTC) if obj.updated_at is not None else None
+    return Source(
+        title=clip(title, 200),
+        url=(obj.url or "")[:500],
+        relevance_score=round(min(1.0, score), 4),
+        excerpt=clip(text, 150),
+        last_updated=when.isoformat().replace("+00:00", "Z") if when else "",
+    )
+
+
+def assess(
+    req: RetrieveRequest, best: list[tuple[Hit, float]]
+) -> tuple[Coverage, list[str], list[Source]]:
+    """Coverage, gaps and sources from candidate articles (best first), per the rules above."""
+    chosen = [(h, s) for h, s in best if s >= MIN_RELEVANCE][:TOP_K]
+    device = req.metadata.device_name
+    gaps: list[str] = []
+    on_device = device is None or any(_tagged(h.object.device, device) for h, _ in chosen)
+    on_intent = any(_tagged(h.object.intent, req.intent) for h, _ in chosen)
+    exact = any(
+        _tagged(h.object.intent, req.intent)
+        and (device is None or _tagged(h.object.device, device))
+        for h, _ in chosen
+    )
+    if device is not None and not on_device:
+        gaps.append(f"No {device} specific troubleshooting guide for this issue")
+    if not chosen:
+        gaps.append("No knowledge base article matches this question")
+        near = bool(best) and best[0][1] >= NEAR_MISS
+        return ("low" if near else "none"), gaps, []
+    if req.intent and not on_intent:
+        gaps.append(f"No article tagged for intent '{req.intent}'")
+    return ("high" if exact else "medium"), gaps, [_source(h, s) for h, s in chosen]
+
+
+async def _retrieve(ctx: ServiceContext, req: RetrieveRequest, tenant: str) -> RetrieveResponse:
+    tenant = data_tenant(tenant)
+    index = ctx.index
+    if index is None:
+        raise RuntimeError("no search index")
+    vector: Any = None
+    mode = SearchMode.HYBRID
+    if ctx.embedder is not None and (
+        ctx.embedder.ready or ctx.embedder.cached(req.message) is not None
+    ):
+        vector = await ctx.embedder.embed(req.message)
+    else:  # the model is still loading: lexical search rather than a 5 s wait
+        mode = SearchMode.BM25
+    searches = [index.search(req.message, vector, Kind.KB_CHUNK, None, CANDIDATES, tenant, mode)]
+    device = req.metadata.device_name
+    if device or req.intent:
+        scoped = Filters(intent=req.intent or None, device=device)
+        searches.append(
+            index.search(req.message, vector, Kind.KB_CHUNK, scoped, CANDIDATES, tenant, mode)
+        )
+    per_article: dict[str, tuple[Hit, float]] = {}
+    for hits in await asyncio.gather(*searches):
+        for hit in hits:
+            score = relevance(hit)
+            seen = per_article.get(hit.object.document_id)
+            if seen is None or score > seen[1]:
+                per_article[hit.object.document_id] = (hit, score)
+    best = sorted(per_article.values(), key=lambda hs: -hs[1])
+    coverage, gaps, sources = assess(req, best)
+    return RetrieveResponse(sources_consulted=sources, coverage=coverage, gaps=gaps)
+
+
+async def retrieve_knowledge(
+    ctx: ServiceContext, req: RetrieveRequest, tenant: str, budget_s: float = BUDGET_S
+) -> RetrieveResponse:
+    """Seed 002's ``retrieve_knowledge``; never raises, answers within ``budget_s``."""
+    t0 = time.perf_counter()
+    try:
+        out = await asyncio.wait_for(_retrieve(ctx, req, tenant), budget_s)
+    except TimeoutError:
+        log.warning("retrieve_knowledge: over the %.0f ms budget", budget_s * 1000)
+        return fallback()
+    except Exception as exc:  # seed 002: degrade, never fail
+        log.warning("retrieve_knowledge: %s: %s", type(exc).__name__, exc)
+        return fallback()
+    out.retrieval_time_ms = max(1, round((time.perf_counter() - t0) * 1000))
+    return out

@@ -1,0 +1,155 @@
+"""Memory: facts and episodes of one ``group_id``, an entity's history, new turns.
+
+A caller reads only groups of its own tenant: ``group_id`` is ``tenant:session``
+and its tenant part must be the caller's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from typing import Any
+
+from api.auth import ANY_TENANT
+from api.schemas.memory import (
+    AddMemoryInput,
+    AddMemoryOutput,
+    EntityOut,
+    EpisodeOut,
+    FactOut,
+    GetEntityInput,
+    GetEntityOutput,
+    SearchMemoryInput,
+    SearchMemoryOutput,
+)
+from api.services.budget import clip, fit
+from api.services.context import ServiceContext, require_db
+from api.services.errors import ServiceError, forbidden
+from projections.graph import queries as g
+from projections.graph.models import Fact
+from projections.index.port import Filters, Kind
+
+log = logging.getLogger(__name__)
+_WORD = re.compile(r"\w{3,}")
+
+
+def check_group(group_id: str, tenant: str) -> str:
+    """``group_id`` if it belongs to ``tenant``; a 403 :class:`ServiceError` otherwise."""
+    if tenant != ANY_TENANT and group_id.partition(":")[0] != tenant:
+        raise forbidden(f"group {group_id}")
+    return group_id
+
+
+def _fact(f: Fact) -> FactOut:
+    return FactOut.model_validate(dataclasses.asdict(f))
+
+
+def _mentions(f: Fact, words: set[str]) -> bool:
+    text = " ".join(str(x) for x in (f.fact, f.source_name, f.target_name, f.relation_type))
+    return bool(words & {w.lower() for w in _WORD.findall(text)})
+
+
+async def search_memory(
+    ctx: ServiceContext, req: SearchMemoryInput, tenant: str
+) -> SearchMemoryOutput:
+    """Facts that held at ``as_of`` as known at ``known_at``, and matching episodes."""
+    group = check_group(req.group_id, tenant)
+    try:
+        facts = await g.facts_for(require_db(ctx), group, as_of=req.as_of, known_at=req.known_at)
+    except ValueError as exc:
+        raise ServiceError(422, "INVALID_REQUEST", str(exc)) from exc
+    except ServiceError:
+        raise
+    except Exception as exc:  # the graph projection has not created its tables yet
+        log.warning("search_memory: graph unavailable: %s", exc)
+        facts = []
+    if req.query:
+        words = {w.lower() for w in _WORD.findall(req.query)}
+        facts = [f for f in facts if _mentions(f, words)]
+    page = facts[req.offset : req.offset + req.limit]
+    episodes: list[EpisodeOut] = []
+    if req.query and ctx.index is not None:
+        try:
+            vector = await ctx.vector(req.query)
+            hits = await ctx.index.search(
+                req.query,
+                vector,
+                Kind.EPISODE,
+                Filters(group_id=group),
+                req.limit,
+                group.partition(":")[0],
+            )
+        except Exception as exc:  # facts still answer
+            log.warning("search_memory: episodes unavailable: %s", exc)
+            hits = []
+        episodes = [
+            EpisodeOut(
+                episode_id=h.object.document_id,
+                content=clip(h.object.text, 500),
+                relevance_score=round(h.score, 4),
+                occurred_at=h.object.updated_at,
+            )
+            for h in hits
+        ]
+    out = SearchMemoryOutput(
+        group_id=group,
+        facts=[_fact(f) for f in page],
+        episodes=episodes,
+        has_more=len(facts) > req.offset + req.limit,
+    )
+    return fit(out, req.max_tokens, out.episodes, out.facts)
+
+
+async def get_entity(ctx: ServiceContext, req: GetEntityInput, tenant: str) -> GetEntityOutput:
+    """An entity now, every version with its provenance, every relationship version."""
+    group = check_group(req.group_id, tenant)
+    try:
+        found = await g.entity_with_history(require_db(ctx), group, req.entity_id)
+    except ServiceError:
+        raise
+    except Exception as exc:
+        log.warning("get_entity: graph unavailable: %s", exc)
+        found = None
+    if found is None:
+        raise ServiceError(404, "ENTITY_NOT_FOUND", f"no entity {req.entity_id} in {group}")
+    out = GetEntityOutput(
+        group_id=group,
+        entity=EntityOut.model_validate(dataclasses.asdict(found.entity)),
+        versions=[_jsonable(dataclasses.asdict(v)) for v in found.versions],
+        relationships=[_fact(f) for f in found.relationships],
+    )
+    return fit(out, req.max_tokens, out.versions, out.relationships)
+
+
+def _jsonable(value: Any) -> Any:
+    from pydantic_core import to_jsonable_python
+
+    return to_jsonable_python(value)
+
+
+async def add_memory(ctx: ServiceContext, req: AddMemoryInput, tenant: str) -> AddMemoryOutput:
+    """Record a conversation turn; returns once Kafka has acknowledged it."""
+    from events.sources.turns import IngestionError, Session, Turn
+
+    group = check_group(req.group_id, tenant)
+    if ctx.ingestor is None:
+        raise ServiceError(503, "EVENT_LOG_UNAVAILABLE", "no Kafka broker is configured", True)
+    session_tenant, _, session_id = group.partition(":")
+    turn = Turn(
+        user_message=req.user_message, agent_response=req.agent_response, metadata=req.metadata
+    )
+    try:
+        receipt = await ctx.ingestor.ingest_turn(
+            turn, Session(tenant_id=session_tenant, id=session_id)
+        )
+    except IngestionError as exc:
+        raise ServiceError(422, exc.code, exc.message) from exc
+    out = AddMemoryOutput(
+        group_id=group,
+        episode_id=str(receipt.episode_id),
+        event_id=str(receipt.event_id),
+        partition=receipt.partition,
+        offset=receipt.offset,
+    )
+    return fit(out, 1000)

@@ -1,0 +1,105 @@
+"""One demo deployment for the API tests: data on Tansu + PostgreSQL, and the API served
+by a real uvicorn in a thread of its own (its own event loop, stores and query embedder)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+from api.app import create_app
+from streams.embedder.model import SentenceTransformerEmbedder
+from streams.settings import TribalSettings
+from tests.api.demo import MODEL, Demo, build_demo
+
+KEYS = {"key-default": "default", "key-globex": "globex"}
+AUTH = {"Authorization": "Bearer key-default"}
+OTHER = {"Authorization": "Bearer key-globex"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class ThreadedServer:
+    """uvicorn serving ``create_app(settings)`` in a thread, lifespan included."""
+
+    def __init__(self, settings: TribalSettings) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(
+            create_app(settings), host="127.0.0.1", port=self.port, log_level="warning",
+            lifespan="on",
+        )  # fmt: skip
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> ThreadedServer:
+        self.thread.start()
+        deadline = time.monotonic() + 60
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the API server did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder(MODEL)
+
+
+@pytest.fixture(scope="session")
+async def demo(
+    tansu_bootstrap: str,
+    postgres_dsn: str,
+    embedder: SentenceTransformerEmbedder,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Demo:
+    data_dir: Path = tmp_path_factory.mktemp("api-demo")
+    return await build_demo(tansu_bootstrap, postgres_dsn, data_dir, embedder, api_keys=KEYS)
+
+
+@pytest.fixture(scope="session")
+def server(demo: Demo) -> Iterator[ThreadedServer]:
+    with ThreadedServer(demo.settings) as running:
+        # The query embedder loads in the background: wait until retrieval is semantic.
+        deadline = time.monotonic() + 90
+        body = {"intent": "not_hashing", "message": "Apollo shows 0 H/s",
+                "metadata": {"product": "Apollo II"}}  # fmt: skip
+        while time.monotonic() < deadline:
+            r = httpx.post(f"{running.url}/v1/retrieve", json=body, headers=AUTH)
+            if r.json()["sources_consulted"]:
+                break
+            time.sleep(0.5)
+        yield running
+
+
+@pytest.fixture
+async def client(server: ThreadedServer) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=server.url, headers=AUTH, timeout=30) as c:
+        yield c
+
+
+async def eventually(probe: object, timeout: float = 20) -> None:
+    """Await ``probe()`` until it returns truthy."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if await probe():  # type: ignore[operator]
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError("condition not met in time")

@@ -1,0 +1,77 @@
+"""Seed 002: retrieval never fails. A stopped index, a dead database, a missing model or
+a blown 100 ms budget all answer the fallback body with HTTP 200."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.schemas.knowledge import RetrieveRequest
+from api.services.context import QueryEmbedder, ServiceContext
+from api.services.knowledge import retrieve_knowledge
+from projections.index import index_from_settings
+from streams.embedder.model import SentenceTransformerEmbedder
+from tests.api.demo import Demo
+
+FALLBACK = {
+    "sources_consulted": [],
+    "coverage": "none",
+    "gaps": ["Knowledge retrieval unavailable"],
+    "retrieval_time_ms": 0,
+}
+BODY = {"intent": "not_hashing", "message": "Apollo II shows 0 H/s",
+        "metadata": {"product": "Apollo II"}}  # fmt: skip
+AUTH = {"Authorization": "Bearer key-default"}
+
+
+@pytest.fixture
+async def context(
+    demo: Demo, embedder: SentenceTransformerEmbedder
+) -> AsyncIterator[ServiceContext]:
+    index = index_from_settings(demo.settings)
+    await index.setup()
+    ctx = ServiceContext(demo.settings, index=index, embedder=QueryEmbedder(embedder))
+    await ctx.embedder.embed("warm-up")  # type: ignore[union-attr]
+    yield ctx
+    await index.close()
+
+
+async def post(ctx: ServiceContext) -> httpx.Response:
+    app = create_app(ctx.settings, context=ctx)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://api", headers=AUTH) as c:
+        return await c.post("/v1/retrieve", json=BODY)
+
+
+async def test_index_stopped_mid_test_answers_the_fallback_with_200(
+    context: ServiceContext,
+) -> None:
+    before = await post(context)
+    assert before.status_code == 200
+    assert before.json()["sources_consulted"]
+    assert context.index is not None
+    await context.index.close()  # the index backend goes away
+    after = await post(context)
+    assert after.status_code == 200
+    assert after.json() == FALLBACK
+
+
+async def test_dead_postgres_answers_the_fallback(demo: Demo, context: ServiceContext) -> None:
+    dead = demo.settings.model_copy(update={"postgres_dsn": "postgresql://x@127.0.0.1:9/none"})
+    context.index = index_from_settings(dead)  # never set up: no connection at all
+    response = await post(context)
+    assert (response.status_code, response.json()) == (200, FALLBACK)
+
+
+async def test_blown_budget_answers_the_fallback(context: ServiceContext) -> None:
+    req = RetrieveRequest.model_validate({**BODY, "message": "never seen before, not cached"})
+    out = await retrieve_knowledge(context, req, "default", budget_s=0.000_001)
+    assert out.model_dump() == FALLBACK
+
+
+async def test_no_index_configured_answers_the_fallback(context: ServiceContext) -> None:
+    context.index = None
+    assert (await post(context)).json() == FALLBACK

@@ -125,8 +125,9 @@ def ask_cli(console: Console, env: dict[str, str]) -> str:
         timeout=60,
     )
     console.print('[bold]$ tribal search "refund a returned order" --kind tables[/]')
-    console.print(out.stdout.rstrip() or out.stderr.rstrip())
-    return out.stdout
+    shown = out.stdout.rstrip() or out.stderr.rstrip()  # rich tables go to stderr
+    console.print(shown)
+    return shown
 
 
 def as_json(answers: dict[str, Any]) -> str:

@@ -64,7 +64,19 @@ def configure_logging(level: str = "INFO", fmt: str = "json") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for noisy in ("aiokafka", "faust", "mode", "httpx", "httpcore", "uvicorn.access", "kafka"):
+    noisy_loggers = (
+        "aiokafka",
+        "faust",
+        "mode",
+        "httpx",
+        "httpx2",
+        "httpcore",
+        "uvicorn.access",
+        "kafka",
+        "mcp",
+        "sse_starlette",
+    )
+    for noisy in noisy_loggers:
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
 
 

@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-16)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install demo up test test-fast test-reliability lint fmt bench services services-down clean
+.PHONY: install demo up test test-fast test-reliability lint fmt bench bench-load eval services services-down clean
 
 install: $(STAMP)
 
@@ -56,6 +56,13 @@ bench: install
 	@test ! -f scripts/bench_api.py || $(BIN)/python -m scripts.bench_api
 	@test ! -f scripts/bench_documenter.py || $(BIN)/python -m scripts.bench_documenter
 	@echo "results: bench-results/*.json"
+
+# Minutes, not seconds: 5 min of load on the embedded stack, then 1 vs 2 workers.
+bench-load: install
+	$(BIN)/python -m scripts.bench_load $(BENCH_LOAD_ARGS)
+
+eval: install
+	$(BIN)/python -m scripts.eval $(EVAL_ARGS)
 
 services: install
 	$(BIN)/python scripts/services.py up

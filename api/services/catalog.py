@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import re
 from typing import Any
 
 from api.auth import data_tenant
@@ -30,56 +29,50 @@ from api.schemas.catalog import (
 from api.services.budget import clip, fit
 from api.services.context import ServiceContext, require_db
 from api.services.errors import ServiceError
+from api.services.interpret import Interpretation
+from api.services.interpret import interpret as interpret_query
 from projections.catalog import queries as q
 from projections.catalog.models import TableNotFoundError
 from projections.index.port import Filters, Kind
+from projections.index.scoring import calibrated
 
 log = logging.getLogger(__name__)
 
 CANDIDATES = 100
 NAME_MATCH_SCORE = 1.0
 KEY_COLUMNS = 8
-_WORD = re.compile(r"[a-z0-9_]+")
-_STOP = frozenset(
-    {
-        "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in",
-        "is", "it", "me", "of", "on", "or", "show", "the", "to", "what", "where", "which",
-        "who", "with", "do", "does", "data", "table", "tables", "find", "list", "all",
-    }
-)  # fmt: skip
-_RELATIONAL = frozenset(
-    {"join", "joins", "joined", "between", "relationship", "relationships", "related", "link"}
-)
 
 
 def interpret(req: SearchTablesInput, domain_hint: str | None) -> QueryInterpretation:
-    words = _WORD.findall(req.query.lower())
-    concepts = [w for w in dict.fromkeys(words) if w not in _STOP]
-    expanded = [w[:-1] for w in concepts if w.endswith("s") and len(w) > 3]
+    """Seed 001's interpretation; the caller's domain, else ``domain_hint``, else the
+    vocabulary's guess."""
+    found = interpret_query(req.query, req.domain or domain_hint)
     return QueryInterpretation(
         original_query=req.query,
-        concepts=concepts,
-        expanded_terms=expanded,
-        domain_hint=req.domain or domain_hint,
-        is_relationship_query=bool(_RELATIONAL & set(words)),
+        concepts=list(found.concepts),
+        expanded_terms=list(found.expanded_terms),
+        domain_hint=found.domain_hint,
+        is_relationship_query=found.is_relationship_query,
     )
 
 
 async def _ranked(
-    ctx: ServiceContext, req: SearchTablesInput, tenant: str, concepts: list[str]
+    ctx: ServiceContext, req: SearchTablesInput, tenant: str, meaning: Interpretation
 ) -> list[tuple[str, float]]:
-    """(fqn, score) best first: exact table names, then the index's hybrid ranking."""
+    """(fqn, score) best first: exact table names, then calibrated hybrid relevance."""
     db = require_db(ctx)
+    concepts = list(meaning.concepts) or [req.query.lower()]
+    names = {*concepts, *meaning.expanded_terms}
     scores: dict[str, float] = {}
     for word in concepts[:5]:
         for t in await q.search_tables_by_name(db, word, tenant=tenant, limit=5):
-            if t.table.lower() in concepts and _matches(t, req):
+            if t.table.lower() in names and _matches(t, req):
                 scores[t.name] = NAME_MATCH_SCORE
     if ctx.index is not None:
         try:
             vector = await ctx.vector(req.query)
             hits = await ctx.index.search(
-                req.query, vector, Kind.TABLE_DOC,
+                meaning.lexical_query(req.query), vector, Kind.TABLE_DOC,
                 Filters(database=req.database, domain=req.domain), CANDIDATES, tenant,
             )  # fmt: skip
         except Exception as exc:  # lexical name matches still answer
@@ -87,7 +80,8 @@ async def _ranked(
             hits = []
         for h in hits:
             fqn = h.object.fully_qualified_name or h.object.document_id.removeprefix("table:")
-            scores.setdefault(fqn, round(h.score, 4))
+            score = calibrated(h.vector_score, h.lexical_score, Kind.TABLE_DOC)
+            scores.setdefault(fqn, round(score, 4))
     if not scores:
         for word in concepts[:5]:
             for t in await q.search_tables_by_name(db, word, tenant=tenant, limit=CANDIDATES):
@@ -108,8 +102,8 @@ async def search_tables(
 ) -> SearchTablesOutput:
     """Tables matching a natural-language query, best first, with their key columns."""
     tenant = data_tenant(tenant)
-    concepts = interpret(req, None).concepts or [req.query.lower()]
-    ranked = await _ranked(ctx, req, tenant, concepts)
+    meaning = interpret_query(req.query, req.domain)
+    ranked = await _ranked(ctx, req, tenant, meaning)
     page = ranked[req.offset : req.offset + req.limit]
     tables = []
     for fqn, score in page:

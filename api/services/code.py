@@ -7,9 +7,14 @@ from api.schemas.code import CodeHit, SearchCodeInput, SearchCodeOutput
 from api.services.budget import clip, fit
 from api.services.context import ServiceContext
 from api.services.errors import ServiceError
+from api.services.interpret import interpret
 from projections.index.port import Filters, Kind
+from projections.index.scoring import calibrated
 
 SNIPPET = 400
+CANDIDATES = 50
+"""Candidates re-ranked by calibrated relevance: symbol, docstring and signature words
+count on the lexical side, meaning on the vector side."""
 
 
 async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) -> SearchCodeOutput:
@@ -20,14 +25,19 @@ async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) ->
     filters = Filters(
         repo=req.repo, path_glob=req.path, language=req.language, symbol_kind=req.symbol_kind
     )
-    want = req.offset + req.limit + 1
+    want = max(req.offset + req.limit + 1, CANDIDATES)
+    text = interpret(req.query).lexical_query(req.query)
     try:
         vector = await ctx.vector(req.query)
-        hits = await ctx.index.search(req.query, vector, Kind.CODE_CHUNK, filters, want, tenant)
+        found = await ctx.index.search(text, vector, Kind.CODE_CHUNK, filters, want, tenant)
     except ServiceError:
         raise
     except Exception as exc:
         raise ServiceError(503, "INDEX_UNAVAILABLE", f"search index failed: {exc}", True) from exc
+    scored = [(calibrated(h.vector_score, h.lexical_score, Kind.CODE_CHUNK), h) for h in found]
+    scored.sort(key=lambda sh: -sh[0])
+    hits = [h for _, h in scored]
+    score = {id(h): s for s, h in scored}
     page = hits[req.offset : req.offset + req.limit]
     out = SearchCodeOutput(
         results=[
@@ -40,7 +50,7 @@ async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) ->
                 language=h.object.language,
                 start_line=h.object.start_line,
                 end_line=h.object.end_line,
-                relevance_score=round(h.score, 4),
+                relevance_score=round(score[id(h)], 4),
                 snippet=clip(h.object.text, SNIPPET),
             )
             for h in page

@@ -3,8 +3,8 @@
 Never raises: a timeout, an unavailable index or embedder, or any other failure
 answers the seed's fallback body (coverage ``none``, gap "Knowledge retrieval
 unavailable"). Sources are the best three *articles* (chunks of one article count
-once, at their best score) whose ``relevance_score`` (the cosine similarity of
-message and article, 0-1) is at least 0.7.
+once, at their best score) whose ``relevance_score`` (the calibrated relevance of
+message and article, :func:`projections.index.scoring.calibrated`) is at least 0.7.
 
 Coverage rules (also in README "Knowledge retrieval"):
 
@@ -43,6 +43,7 @@ from api.schemas.knowledge import (
 from api.services.budget import clip
 from api.services.context import ServiceContext
 from projections.index.port import Filters, Hit, Kind, SearchMode
+from projections.index.scoring import calibrated
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,17 @@ CANDIDATES = 10
 
 
 def relevance(hit: Hit) -> float:
-    """Semantic similarity when the hit has a vector side, else the index's blended score."""
+    """Raw semantic similarity when the hit has a vector side, else the blended score."""
     return hit.vector_score if hit.vector_score is not None else hit.score
+
+
+def calibrated_relevance(hit: Hit) -> float:
+    """The probability-like score sources are selected by (issue 7, ``scoring.CALIBRATION``).
+
+    Only the hit's own similarity and keyword match enter it, never its article's text
+    claims nor the other hits: rescaling by the top hit would call every query covered.
+    """
+    return calibrated(hit.vector_score, hit.lexical_score, Kind.KB_CHUNK)
 
 
 def _tagged(values: tuple[str, ...], wanted: str | None) -> bool:
@@ -122,7 +132,7 @@ async def _retrieve(ctx: ServiceContext, req: RetrieveRequest, tenant: str) -> R
     per_article: dict[str, tuple[Hit, float]] = {}
     for hits in await asyncio.gather(*searches):
         for hit in hits:
-            score = relevance(hit)
+            score = calibrated_relevance(hit)
             seen = per_article.get(hit.object.document_id)
             if seen is None or score > seen[1]:
                 per_article[hit.object.document_id] = (hit, score)

@@ -17,11 +17,17 @@ Scores are in [0, 1] and mean the same on every adapter, so seed 002's
   the two normalised scores, a missing side counting 0; an object without any vector
   (summaries, chunks whose embedding has not arrived) is scored on its lexical side
   alone so that it is not punished for what it cannot have.
+* **calibrated** (issue 7): what the API reports as ``relevance_score``. A logistic
+  map ``1 / (1 + exp(-(b0 + bv * vector + bl * lexical)))`` of the two normalised
+  sides, fitted per kind on the labelled dev split (``make eval`` prints the fit), so
+  that 0.7 means "relevant with high precision". It never looks at the other hits of
+  the query: a query nothing answers scores low everywhere.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +45,14 @@ WEAVIATE_BM25_HALF = 1.0
 """BM25F score of a query term found once in a short text."""
 CANDIDATES_PER_SIDE = 4
 """Hybrid fetches ``limit * CANDIDATES_PER_SIDE`` candidates from each side."""
+
+CALIBRATION: dict[str, tuple[float, float, float]] = {
+    "TableDoc": (-6.787, 5.356, 3.405),
+    "CodeChunk": (-6.189, 6.855, 0.93),
+    "KbChunk": (-5.855, 9.958, 2.682),
+}
+"""(intercept, vector weight, lexical weight) per kind: the logistic fit ``make eval``
+reports as ``calibration_fit`` (dev split, pgvector lexical scores)."""
 
 T = TypeVar("T", bound=Hashable)
 
@@ -75,6 +89,13 @@ def blend(vector: float | None, lexical: float | None, alpha: float = HYBRID_ALP
     if vector is None:
         return lexical or 0.0
     return alpha * vector + (1 - alpha) * (lexical or 0.0)
+
+
+def calibrated(vector: float | None, lexical: float | None, kind: str) -> float:
+    """The probability-like relevance of one hit from its two normalised sides."""
+    b0, bv, bl = CALIBRATION[kind]
+    z = b0 + bv * (vector or 0.0) + bl * (lexical or 0.0)
+    return 1.0 / (1.0 + math.exp(-z))
 
 
 @dataclass(frozen=True)

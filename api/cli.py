@@ -6,11 +6,10 @@ import asyncio
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
 from streams.settings import TribalSettings
 
@@ -115,83 +114,6 @@ def demo(
 
 
 @app.command()
-def search(
-    query: Annotated[str, typer.Argument(help="What you are looking for, in your words.")],
-    kind: Annotated[str, typer.Option(help="tables, code, kb or memory.")] = "tables",
-    group_id: Annotated[str | None, typer.Option(help="For --kind memory.")] = None,
-    limit: int = 5,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
-) -> None:
-    """Search Tribal from the shell: rich tables for people, JSON for scripts."""
-    import os as _os
-
-    import httpx
-    from rich.table import Table
-
-    from streams.embedded.supervisor import read_stack_info
-
-    api_url = _os.environ.get("TRIBAL_API_URL")
-    if not api_url:
-        info = read_stack_info(TribalSettings().data_dir)
-        if info is None:
-            console.print("[red]No API: start `tribal up` or set TRIBAL_API_URL.")
-            raise typer.Exit(2)
-        api_url = info.api_url
-    requests: dict[str, tuple[str, str, dict[str, Any]]] = {
-        "tables": ("GET", "/v1/tables/search", {"query": query, "limit": limit}),
-        "code": ("GET", "/v1/code/search", {"query": query, "limit": limit}),
-        "kb": ("POST", "/v1/retrieve", {"intent": "general", "message": query, "metadata": {}}),
-        "memory": (
-            "GET",
-            "/v1/memory/search",
-            {"query": query, "group_id": group_id or "", "limit": limit},
-        ),
-    }
-    if kind not in requests:
-        console.print(f"[red]--kind must be one of {', '.join(requests)}")
-        raise typer.Exit(2)
-    method, path, params = requests[kind]
-    with httpx.Client(base_url=api_url, timeout=30) as client:
-        r = client.get(path, params=params) if method == "GET" else client.post(path, json=params)
-    body = r.json()
-    if as_json or r.status_code >= 400:
-        print(json.dumps(body, indent=None if as_json else 2))
-        raise typer.Exit(0 if r.status_code < 400 else 1)
-    rows = {
-        "tables": [
-            (t["name"], t.get("description", ""), t["relevance_score"])
-            for t in body.get("tables", [])
-        ],
-        "code": [
-            (
-                f"{h.get('path')}:{h.get('start_line')}",
-                h.get("fully_qualified_name") or "",
-                h["relevance_score"],
-            )
-            for h in body.get("results", [])
-        ],
-        "kb": [
-            (s["title"], s.get("excerpt", ""), s["relevance_score"])
-            for s in body.get("sources_consulted", [])
-        ],
-        "memory": [
-            (
-                f"{f.get('source_name')} {f['relation_type']} {f.get('target_name')}",
-                f["valid_from"],
-                1.0,
-            )
-            for f in body.get("facts", [])
-        ],
-    }[kind]
-    table = Table(title=f"{kind}: {query}")
-    for col in ("what", "detail", "score"):
-        table.add_column(col)
-    for what, detail, score in rows:
-        table.add_row(str(what), str(detail)[:80], f"{float(score):.2f}")
-    console.print(table)
-
-
-@app.command()
 def worker(loglevel: Annotated[str | None, typer.Option()] = None) -> None:
     """Run one Faust worker against TRIBAL_KAFKA_BOOTSTRAP."""
     from streams.app import run_worker
@@ -214,58 +136,6 @@ def project(
     except (RuntimeError, KeyError) as exc:
         console.print(f"[red]{exc}")
         raise typer.Exit(2) from exc
-
-
-@app.command()
-def rebuild(
-    projection: Annotated[str, typer.Argument(help="deadletters, catalog, graph or index.")],
-    start: Annotated[
-        str, typer.Option("--from", help="'earliest' or an ISO timestamp (partial rebuild).")
-    ] = "earliest",
-) -> None:
-    """Replay the topics into a shadow store and swap it in once caught up."""
-    from datetime import datetime
-
-    from rich.progress import TimeRemainingColumn
-
-    from projections.rebuild import rebuild as run_rebuild
-
-    settings = TribalSettings()
-    if not settings.kafka_bootstrap:
-        settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, None)})
-    if not settings.postgres_dsn:
-        from streams.embedded.supervisor import read_stack_info
-
-        info = read_stack_info(settings.data_dir)
-        if info is not None:
-            settings = settings.model_copy(update={"postgres_dsn": info.postgres_dsn})
-    since: int | None = None
-    if start != "earliest":
-        try:
-            since = int(datetime.fromisoformat(start).timestamp() * 1000)
-        except ValueError as exc:
-            console.print(f"[red]--from takes 'earliest' or an ISO timestamp, not {start!r}")
-            raise typer.Exit(2) from exc
-    with Progress(
-        TextColumn(f"rebuilding {projection}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} records"),
-        TimeRemainingColumn(),
-        console=console,
-    ) as bar:
-        task = bar.add_task(projection, total=None)
-
-        def on_progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        try:
-            report = asyncio.run(run_rebuild(settings, projection, since, on_progress))
-        except (KeyError, TypeError, RuntimeError) as exc:
-            console.print(f"[red]{exc}")
-            raise typer.Exit(2) from exc
-    console.print(
-        f"rebuilt {report.projection}: {report.applied} events in {report.seconds:.1f}s, swapped in"
-    )
 
 
 @app.command()
@@ -305,82 +175,6 @@ def mcp(
     from api.mcp_server import serve_stdio
 
     asyncio.run(serve_stdio(TribalSettings(), tenant))
-
-
-@app.command()
-def topics(bootstrap: Annotated[str | None, typer.Option()] = None) -> None:
-    """Create every Tribal topic that is missing (idempotent)."""
-    from streams.topics import ensure_topics
-
-    settings = _settings()
-    settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, bootstrap)})
-    created = asyncio.run(ensure_topics(settings))
-    console.print(f"created: {', '.join(created) or 'nothing (all exist)'}")
-
-
-@app.command()
-def archive(
-    directory: Annotated[Path, typer.Argument(help="Archive directory.")],
-    bootstrap: Annotated[str | None, typer.Option()] = None,
-    follow: Annotated[bool, typer.Option(help="Keep archiving until Ctrl-C.")] = False,
-) -> None:
-    """Copy every Tribal topic and the committed offsets into an Avro archive."""
-    from streams.archive import ArchiveWriter
-
-    settings = _settings()
-    broker = _bootstrap(settings, bootstrap)
-
-    async def run() -> int:
-        writer = ArchiveWriter(broker, directory, lambda t: t.startswith(settings.topic_prefix))
-        await writer.start()
-        try:
-            await writer.catch_up()
-            if follow:
-                stop = asyncio.Event()
-                loop = asyncio.get_running_loop()
-                import signal
-
-                for sig in (signal.SIGINT, signal.SIGTERM):
-                    loop.add_signal_handler(sig, stop.set)
-                await writer.run(stop)
-                await writer.catch_up()
-            return writer.archived
-        finally:
-            await writer.stop()
-
-    n = asyncio.run(run())
-    console.print(f"archived {n} new records into {directory}")
-
-
-@app.command()
-def restore(
-    directory: Annotated[Path, typer.Argument(help="Archive directory.")],
-    bootstrap: Annotated[str | None, typer.Option()] = None,
-) -> None:
-    """Replay an archive into a broker: same records, same order, same group offsets."""
-    from streams.archive import restore_archive
-
-    settings = _settings()
-    broker = _bootstrap(settings, bootstrap)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        console=console,
-    ) as progress:
-        tasks: dict[str, TaskID] = {}
-
-        def on_progress(topic: str, done: int, total: int) -> None:
-            if topic not in tasks:
-                tasks[topic] = progress.add_task(topic, total=total)
-            progress.update(tasks[topic], completed=done, total=total)
-
-        report = asyncio.run(restore_archive(broker, directory, on_progress))
-    console.print(
-        f"restored {report.records} records into {report.topics} topics "
-        f"({report.skipped_partitions} partitions already present); "
-        f"offsets of {len(report.groups)} group(s)"
-    )
 
 
 @app.command("export-docs")
@@ -440,8 +234,15 @@ def main() -> None:
 
     settings = TribalSettings()
     configure_logging(settings.log_level, settings.log_format)
-    app()
+    # Run the ``api.cli`` module's app even under ``python -m api.cli`` (where this
+    # module is ``__main__``): that is the app the sibling modules registered on.
+    import api.cli as cli
 
+    cli.app()
+
+
+# Commands in sibling modules register themselves on ``app`` when imported.
+from api import cli_log, cli_search  # noqa: E402, F401
 
 if __name__ == "__main__":
     main()

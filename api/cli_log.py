@@ -1,0 +1,141 @@
+"""Commands over the log itself: topics, archive/restore, and projection rebuilds."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, Progress, TaskID, TextColumn
+
+from api.cli import _bootstrap, _settings, app, console
+from streams.settings import TribalSettings
+
+
+@app.command()
+def rebuild(
+    projection: Annotated[str, typer.Argument(help="deadletters, catalog, graph or index.")],
+    start: Annotated[
+        str, typer.Option("--from", help="'earliest' or an ISO timestamp (partial rebuild).")
+    ] = "earliest",
+) -> None:
+    """Replay the topics into a shadow store and swap it in once caught up."""
+    from datetime import datetime
+
+    from rich.progress import TimeRemainingColumn
+
+    from projections.rebuild import rebuild as run_rebuild
+
+    settings = TribalSettings()
+    if not settings.kafka_bootstrap:
+        settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, None)})
+    if not settings.postgres_dsn:
+        from streams.embedded.supervisor import read_stack_info
+
+        info = read_stack_info(settings.data_dir)
+        if info is not None:
+            settings = settings.model_copy(update={"postgres_dsn": info.postgres_dsn})
+    since: int | None = None
+    if start != "earliest":
+        try:
+            since = int(datetime.fromisoformat(start).timestamp() * 1000)
+        except ValueError as exc:
+            console.print(f"[red]--from takes 'earliest' or an ISO timestamp, not {start!r}")
+            raise typer.Exit(2) from exc
+    with Progress(
+        TextColumn(f"rebuilding {projection}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} records"),
+        TimeRemainingColumn(),
+        console=console,
+    ) as bar:
+        task = bar.add_task(projection, total=None)
+
+        def on_progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        try:
+            report = asyncio.run(run_rebuild(settings, projection, since, on_progress))
+        except (KeyError, TypeError, RuntimeError) as exc:
+            console.print(f"[red]{exc}")
+            raise typer.Exit(2) from exc
+    console.print(
+        f"rebuilt {report.projection}: {report.applied} events in {report.seconds:.1f}s, swapped in"
+    )
+
+
+@app.command()
+def topics(bootstrap: Annotated[str | None, typer.Option()] = None) -> None:
+    """Create every Tribal topic that is missing (idempotent)."""
+    from streams.topics import ensure_topics
+
+    settings = _settings()
+    settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, bootstrap)})
+    created = asyncio.run(ensure_topics(settings))
+    console.print(f"created: {', '.join(created) or 'nothing (all exist)'}")
+
+
+@app.command()
+def archive(
+    directory: Annotated[Path, typer.Argument(help="Archive directory.")],
+    bootstrap: Annotated[str | None, typer.Option()] = None,
+    follow: Annotated[bool, typer.Option(help="Keep archiving until Ctrl-C.")] = False,
+) -> None:
+    """Copy every Tribal topic and the committed offsets into an Avro archive."""
+    from streams.archive import ArchiveWriter
+
+    settings = _settings()
+    broker = _bootstrap(settings, bootstrap)
+
+    async def run() -> int:
+        writer = ArchiveWriter(broker, directory, lambda t: t.startswith(settings.topic_prefix))
+        await writer.start()
+        try:
+            await writer.catch_up()
+            if follow:
+                stop = asyncio.Event()
+                loop = asyncio.get_running_loop()
+                import signal
+
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.add_signal_handler(sig, stop.set)
+                await writer.run(stop)
+                await writer.catch_up()
+            return writer.archived
+        finally:
+            await writer.stop()
+
+    n = asyncio.run(run())
+    console.print(f"archived {n} new records into {directory}")
+
+
+@app.command()
+def restore(
+    directory: Annotated[Path, typer.Argument(help="Archive directory.")],
+    bootstrap: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Replay an archive into a broker: same records, same order, same group offsets."""
+    from streams.archive import restore_archive
+
+    settings = _settings()
+    broker = _bootstrap(settings, bootstrap)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        console=console,
+    ) as progress:
+        tasks: dict[str, TaskID] = {}
+
+        def on_progress(topic: str, done: int, total: int) -> None:
+            if topic not in tasks:
+                tasks[topic] = progress.add_task(topic, total=total)
+            progress.update(tasks[topic], completed=done, total=total)
+
+        report = asyncio.run(restore_archive(broker, directory, on_progress))
+    console.print(
+        f"restored {report.records} records into {report.topics} topics "
+        f"({report.skipped_partitions} partitions already present); "
+        f"offsets of {len(report.groups)} group(s)"
+    )

@@ -18,6 +18,7 @@ from starlette.routing import Mount, Route
 from api.auth import ApiKeyMiddleware
 from api.changes import change_routes
 from api.memory import memory_routes
+from api.middleware import ObservabilityMiddleware
 from api.openapi import openapi_document
 from api.routes import v1_routes
 from api.schema_registry import create_schema_registry_app
@@ -158,4 +159,5 @@ def create_app(
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(ApiKeyMiddleware, keys=settings.api_keys)
+    app.add_middleware(ObservabilityMiddleware)
     return app

@@ -162,6 +162,9 @@ def api(
         raise typer.Exit(2) from exc
     logging.getLogger("api").warning("%s", line)  # the start-up line, in the logs too
     console.print(line)
+    from streams.observability.tracing import configure_tracing
+
+    configure_tracing("tribal-api")
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
 
 

@@ -229,7 +229,10 @@ def _goals(api: str) -> dict[str, tuple[Check, int]]:
                     params={"group_id": "acme:demo-support-1", "query": "Dana Edinburgh"},
                 )
             ).json()
-        return len(body.get("facts") or [])
+        facts = body.get("facts") or []
+        # the conversation ends with a move: wait until the new address replaced the old
+        moved = any("Castle" in (f.get("target_name") or "") for f in facts)
+        return len(facts) if moved else min(len(facts), 1)
 
     return {
         "demo tables documented": (documented, 24),

@@ -20,7 +20,12 @@ QUESTIONS: list[tuple[str, str, str, dict[str, Any]]] = [
         "/v1/join-path",
         {"source_table": "demo.public.returns", "target_table": "demo.public.products"},
     ),
-    ("code", "GET", "/v1/code/search", {"query": "dead letter with its reason", "limit": 3}),
+    (
+        "code",
+        "GET",
+        "/v1/code/search",
+        {"query": "dead letter with its reason", "language": "python", "limit": 3},
+    ),
     (
         "help desk",
         "POST",

@@ -106,6 +106,8 @@ class EmbeddedStack:
         t0 = time.monotonic()
         timings: dict[str, float] = {}
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        # A stack.json left by a killed run names endpoints that no longer exist.
+        (self.data_dir / "stack.json").unlink(missing_ok=True)
         shutil.rmtree(self.metrics_dir, ignore_errors=True)  # counters restart with the stack
         self.metrics_dir.mkdir()
 

@@ -25,7 +25,9 @@ this question" when there is no source at all.
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
+import re
 import time
 from datetime import UTC
 from typing import Any
@@ -70,6 +72,20 @@ def _tagged(values: tuple[str, ...], wanted: str | None) -> bool:
     return wanted is not None and wanted.lower() in {v.lower() for v in values}
 
 
+_TAG = re.compile(r"<[^>]*>?")
+_SCHEME = re.compile(r"(?i)\b(?:javascript|vbscript|data)\s*:")
+
+
+def inert(text: str) -> str:
+    """Article text made safe to show: tags dropped, script URLs defused, HTML escaped.
+
+    Help-desk articles are user content; an excerpt must never carry live markup into
+    an agent's context or a web page that renders it.
+    """
+    stripped = _SCHEME.sub("", _TAG.sub(" ", html.unescape(text)))
+    return html.escape(stripped, quote=False)
+
+
 def _source(hit: Hit, score: float) -> Source:
     obj = hit.object
     title = obj.title or obj.document_id
@@ -79,7 +95,7 @@ def _source(hit: Hit, score: float) -> Source:
         title=clip(title, 200),
         url=(obj.url or "")[:500],
         relevance_score=round(min(1.0, score), 4),
-        excerpt=clip(text, 150),
+        excerpt=clip(inert(text), 150),
         last_updated=when.isoformat().replace("+00:00", "Z") if when else "",
     )
 

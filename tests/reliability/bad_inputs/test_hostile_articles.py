@@ -12,8 +12,6 @@ import html
 import re
 from datetime import UTC, datetime
 
-import pytest
-
 from events.chunks import DocumentChunked
 from events.kb import KbArticleUpserted
 from projections.index.port import Hit, IndexedObject, Kind
@@ -101,12 +99,6 @@ def _excerpt(text: str, title: str = "Apollo reset") -> str:
     return knowledge._source(hit, 0.9).excerpt
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: api/services/knowledge.py builds excerpts with clip(text) only, so "
-    "<script>, on*= handlers and javascript: URLs reach seed-002 excerpts verbatim; "
-    "fix: strip tags (html.parser) then html.escape() the excerpt before clip()",
-)
 def test_an_html_payload_comes_out_inert_in_the_retrieve_excerpt() -> None:
     for chunk in chunked(article(HTML_PAYLOAD)).chunks:
         excerpt = _excerpt(chunk.text)

@@ -60,6 +60,20 @@ class TableDocumented(_Generated):
     )
 
 
+def table_document_id(fully_qualified_name: str) -> str:
+    """The search document (and chunk) id of a table's documentation."""
+    return f"table:{fully_qualified_name}"
+
+
+def table_search_text(event: TableDocumented) -> str:
+    """What a table is found by (indexed and embedded): its name, description, keywords,
+    related tables and column notes."""
+    columns = "\n".join(f"{name}: {text}" for name, text in event.column_descriptions.items())
+    keywords = ", ".join(event.keywords)
+    parts = [event.fully_qualified_name, event.description, keywords, columns]
+    return "\n\n".join(p for p in parts if p)
+
+
 class DomainDocumented(_Generated):
     """A business domain's overview was (re)generated."""
 

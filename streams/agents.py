@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from events.chunks import DocumentChunked, DocumentRetracted
+from events.documents import DomainDocumented, TableDocumented
 from events.files import FileChanged, FileDeleted, FileSkipped
 from events.kb import KbArticleDeleted, KbArticleUpserted
 from streams.app import AgentSpec
@@ -17,6 +18,7 @@ from streams.settings import TribalSettings
 
 def agents_for(settings: TribalSettings) -> list[AgentSpec]:
     """Every agent, wired for ``settings``."""
+    embedder = EmbedderProcessor(settings)  # one model for chunks and tables
     return [
         AgentSpec(
             name="kb_chunker",
@@ -33,8 +35,15 @@ def agents_for(settings: TribalSettings) -> list[AgentSpec]:
         AgentSpec(
             name="embedder",
             source="chunks",
-            processor=EmbedderProcessor(settings),
+            processor=embedder,
             accepts=(DocumentChunked, DocumentRetracted),
+            batch=(settings.embed_batch, settings.embed_within),
+        ),
+        AgentSpec(
+            name="table_embedder",
+            source="tables.documented",
+            processor=embedder,
+            accepts=(TableDocumented, DomainDocumented),
             batch=(settings.embed_batch, settings.embed_within),
         ),
         documenter_spec(settings),

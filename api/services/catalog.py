@@ -26,6 +26,7 @@ from api.schemas.catalog import (
     TableSchema,
     TableSearchResult,
 )
+from api.services import relevance
 from api.services.budget import clip, fit
 from api.services.context import ServiceContext, require_db
 from api.services.errors import ServiceError
@@ -34,7 +35,6 @@ from api.services.interpret import interpret as interpret_query
 from projections.catalog import queries as q
 from projections.catalog.models import TableNotFoundError
 from projections.index.port import Filters, Kind
-from projections.index.scoring import calibrated
 
 log = logging.getLogger(__name__)
 
@@ -78,9 +78,8 @@ async def _ranked(
         except Exception as exc:  # lexical name matches still answer
             log.warning("search_tables: index unavailable: %s", exc)
             hits = []
-        for h in hits:
+        for h, score in relevance.ranked(Kind.TABLE_DOC, req.query, hits):
             fqn = h.object.fully_qualified_name or h.object.document_id.removeprefix("table:")
-            score = calibrated(h.vector_score, h.lexical_score, Kind.TABLE_DOC)
             scores.setdefault(fqn, round(score, 4))
     if not scores:
         for word in concepts[:5]:

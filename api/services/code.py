@@ -8,13 +8,15 @@ from api.services.budget import clip, fit
 from api.services.context import ServiceContext
 from api.services.errors import ServiceError
 from api.services.interpret import interpret
+from api.services.relevance import ranked
 from projections.index.port import Filters, Kind
-from projections.index.scoring import calibrated
 
 SNIPPET = 400
 CANDIDATES = 50
-"""Candidates re-ranked by calibrated relevance: symbol, docstring and signature words
-count on the lexical side, meaning on the vector side."""
+"""Candidates re-ranked by calibrated relevance (:mod:`api.services.relevance`): meaning
+on the vector side (code is embedded with a natural-language view: symbol words,
+docstring, signature), keywords on the lexical side, and how much of the symbol's
+name the query names."""
 
 
 async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) -> SearchCodeOutput:
@@ -34,10 +36,9 @@ async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) ->
         raise
     except Exception as exc:
         raise ServiceError(503, "INDEX_UNAVAILABLE", f"search index failed: {exc}", True) from exc
-    scored = [(calibrated(h.vector_score, h.lexical_score, Kind.CODE_CHUNK), h) for h in found]
-    scored.sort(key=lambda sh: -sh[0])
-    hits = [h for _, h in scored]
-    score = {id(h): s for s, h in scored}
+    scored = ranked(Kind.CODE_CHUNK, req.query, found)
+    hits = [h for h, _ in scored]
+    score = {id(h): s for h, s in scored}
     page = hits[req.offset : req.offset + req.limit]
     out = SearchCodeOutput(
         results=[

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from api.services.vocabulary import ABBREVIATIONS, DOMAINS, SYNONYMS
+from streams.vocabulary import ABBREVIATIONS, DOMAINS, SYNONYMS
 
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[a-z0-9]+", re.ASCII)
 _STOP = frozenset(

@@ -44,8 +44,8 @@ from api.schemas.knowledge import (
 )
 from api.services.budget import clip
 from api.services.context import ServiceContext
+from api.services.relevance import ranked
 from projections.index.port import Filters, Hit, Kind, SearchMode
-from projections.index.scoring import calibrated
 
 log = logging.getLogger(__name__)
 
@@ -57,15 +57,6 @@ CANDIDATES = 10
 def relevance(hit: Hit) -> float:
     """Raw semantic similarity when the hit has a vector side, else the blended score."""
     return hit.vector_score if hit.vector_score is not None else hit.score
-
-
-def calibrated_relevance(hit: Hit) -> float:
-    """The probability-like score sources are selected by (issue 7, ``scoring.CALIBRATION``).
-
-    Only the hit's own similarity and keyword match enter it, never its article's text
-    claims nor the other hits: rescaling by the top hit would call every query covered.
-    """
-    return calibrated(hit.vector_score, hit.lexical_score, Kind.KB_CHUNK)
 
 
 def _tagged(values: tuple[str, ...], wanted: str | None) -> bool:
@@ -145,13 +136,15 @@ async def _retrieve(ctx: ServiceContext, req: RetrieveRequest, tenant: str) -> R
         searches.append(
             index.search(req.message, vector, Kind.KB_CHUNK, scoped, CANDIDATES, tenant, mode)
         )
-    per_article: dict[str, tuple[Hit, float]] = {}
+    unique: dict[str, Hit] = {}
     for hits in await asyncio.gather(*searches):
         for hit in hits:
-            score = calibrated_relevance(hit)
-            seen = per_article.get(hit.object.document_id)
-            if seen is None or score > seen[1]:
-                per_article[hit.object.document_id] = (hit, score)
+            unique.setdefault(hit.object.chunk_id, hit)
+    # The calibrated relevance (issue 7): the hit's similarity and keyword match, and how
+    # far it falls below the best hit; never rescaled by the top hit.
+    per_article: dict[str, tuple[Hit, float]] = {}
+    for hit, score in ranked(Kind.KB_CHUNK, req.message, list(unique.values())):
+        per_article.setdefault(hit.object.document_id, (hit, score))
     best = sorted(per_article.values(), key=lambda hs: -hs[1])
     coverage, gaps, sources = assess(req, best)
     return RetrieveResponse(sources_consulted=sources, coverage=coverage, gaps=gaps)

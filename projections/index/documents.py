@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from events.chunks import DocumentChunked
-from events.documents import TableDocumented
+from events.documents import TableDocumented, table_document_id, table_search_text
 from events.memory import EpisodeRecorded, SummaryCreated
 from projections.index.port import IndexedObject, Kind
 
@@ -16,11 +16,6 @@ KIND_BY_SOURCE = {
     "domain": Kind.TABLE_DOC,
 }
 """``DocumentChunked.source_type`` → kind; unknown source types are help-desk-like text."""
-
-
-def table_document_id(fully_qualified_name: str) -> str:
-    """The document (and chunk) id of a table's documentation object."""
-    return f"table:{fully_qualified_name}"
 
 
 def _split(value: str | None) -> tuple[str, ...]:
@@ -70,21 +65,13 @@ def chunk_objects(event: DocumentChunked) -> list[IndexedObject]:
     return objects
 
 
-def table_text(event: TableDocumented) -> str:
-    """What a table is found by: its name, description, keywords and columns."""
-    columns = "\n".join(f"{name}: {text}" for name, text in event.column_descriptions.items())
-    keywords = ", ".join(event.keywords)
-    parts = [event.fully_qualified_name, event.description, keywords, columns]
-    return "\n\n".join(p for p in parts if p)
-
-
 def table_object(event: TableDocumented) -> IndexedObject:
     doc = table_document_id(event.fully_qualified_name)
     return IndexedObject(
         chunk_id=doc,
         kind=Kind.TABLE_DOC,
         document_id=doc,
-        text=table_text(event),
+        text=table_search_text(event),
         tenant=event.tenant,
         document_version=event.metadata_hash,
         title=event.table_name,

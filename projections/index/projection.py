@@ -23,17 +23,12 @@ from typing import Any
 
 from events.base import Event
 from events.chunks import ChunksEmbedded, DocumentRetracted
-from events.documents import TableDocumented
+from events.documents import TableDocumented, table_document_id
 from events.memory import EpisodeRecorded, MemoryForgotten, SummaryCreated
 from events.schema import TableDropped
 from projections.base import Applied, check_no_gap
 from projections.index.batching import ChunkedRun, plan
-from projections.index.documents import (
-    episode_object,
-    summary_object,
-    table_document_id,
-    table_object,
-)
+from projections.index.documents import episode_object, summary_object, table_object
 from projections.index.port import Positions, SearchIndex
 
 log = logging.getLogger(__name__)

@@ -17,21 +17,28 @@ Scores are in [0, 1] and mean the same on every adapter, so seed 002's
   the two normalised scores, a missing side counting 0; an object without any vector
   (summaries, chunks whose embedding has not arrived) is scored on its lexical side
   alone so that it is not punished for what it cannot have.
-* **calibrated** (issue 7): what the API reports as ``relevance_score``. A logistic
-  map ``1 / (1 + exp(-(b0 + bv * vector + bl * lexical)))`` of the two normalised
-  sides, fitted per kind on the labelled dev split (``make eval`` prints the fit), so
-  that 0.7 means "relevant with high precision". It never looks at the other hits of
-  the query: a query nothing answers scores low everywhere.
+* **calibrated** (issue 7): what the API reports as ``relevance_score`` and ranks by.
+  A logistic map ``1 / (1 + exp(-(b0 + bv*vector + bl*lexical + bn*name + bg*gap)))``
+  fitted per kind on the labelled dev split (``make eval EVAL_ARGS=--fit`` writes
+  ``calibration.json``), so that 0.7 means "relevant with high precision". ``name``
+  is how much of the object's own name (a code symbol split into words, a table name
+  with its abbreviations spelled out) the query names; ``gap`` (help-desk articles
+  only) is how far the hit's similarity falls below the query's best one: it lowers
+  the runners-up, never the best hit, so a query nothing answers still scores low
+  everywhere; rescaling by the top hit would call every query covered.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import math
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from pathlib import Path
+from typing import Any, Generic, TypeVar
 from uuid import UUID, uuid5
 
 OBJECT_NAMESPACE = UUID("0b7d6c2e-5f0a-5e8b-8f3c-2a9e4d1b7c60")
@@ -46,13 +53,20 @@ WEAVIATE_BM25_HALF = 1.0
 CANDIDATES_PER_SIDE = 4
 """Hybrid fetches ``limit * CANDIDATES_PER_SIDE`` candidates from each side."""
 
-CALIBRATION: dict[str, tuple[float, float, float]] = {
-    "TableDoc": (-6.787, 5.356, 3.405),
-    "CodeChunk": (-6.189, 6.855, 0.93),
-    "KbChunk": (-5.855, 9.958, 2.682),
-}
-"""(intercept, vector weight, lexical weight) per kind: the logistic fit ``make eval``
-reports as ``calibration_fit`` (dev split, pgvector lexical scores)."""
+CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
+"""The fitted calibration (``make eval EVAL_ARGS=--fit`` writes it): per kind, the
+logistic weights of the relevance features, and what they were fitted on."""
+FEATURES = ("vector", "lexical", "name", "gap")
+"""The relevance features of a hit, all computed from the hit and the query alone
+except ``gap``, the hit's vector score minus the best one of its query (<= 0)."""
+
+
+@functools.cache
+def calibration() -> dict[str, dict[str, float]]:
+    """``{kind: {"intercept": b0, "vector": bv, ...}}`` from :data:`CALIBRATION_FILE`."""
+    data: dict[str, Any] = json.loads(CALIBRATION_FILE.read_text())
+    return {kind: {k: float(v) for k, v in fit.items()} for kind, fit in data["kinds"].items()}
+
 
 T = TypeVar("T", bound=Hashable)
 
@@ -91,10 +105,22 @@ def blend(vector: float | None, lexical: float | None, alpha: float = HYBRID_ALP
     return alpha * vector + (1 - alpha) * (lexical or 0.0)
 
 
-def calibrated(vector: float | None, lexical: float | None, kind: str) -> float:
-    """The probability-like relevance of one hit from its two normalised sides."""
-    b0, bv, bl = CALIBRATION[kind]
-    z = b0 + bv * (vector or 0.0) + bl * (lexical or 0.0)
+def calibrated(
+    kind: str,
+    vector: float | None,
+    lexical: float | None,
+    name: float = 0.0,
+    gap: float = 0.0,
+) -> float:
+    """The probability-like relevance of one hit from its features (:data:`FEATURES`)."""
+    w = calibration()[kind]
+    z = (
+        w["intercept"]
+        + w["vector"] * (vector or 0.0)
+        + w["lexical"] * (lexical or 0.0)
+        + w.get("name", 0.0) * name
+        + w.get("gap", 0.0) * gap
+    )
     return 1.0 / (1.0 + math.exp(-z))
 
 

@@ -31,14 +31,14 @@ from streams.chunker.kb import chunk_kb_article
 from streams.documenter.documenter import Documenter, make_provider
 from streams.documenter.lane import DocumenterLane
 from streams.embedder.model import Embedder
-from tests.api.demo import SCHEMA_SQL, Demo, embedded, fresh_database, table_vectors
+from tests.api.demo import SCHEMA_SQL, Demo, embeddings, fresh_database
 from tests.harness.pipeline import Pipeline, isolated_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = ROOT / "tests" / "eval"
 LEGACY_SQL = ROOT / "scripts" / "demo" / "legacy_billing.sql"
 SCHEMAS = (("shop", SCHEMA_SQL), ("billing", LEGACY_SQL))
-CODE_DIRS = ("api", "projections")
+CODE_DIRS = ("api", "events", "projections")
 THIRD_PARTY = "h11"
 UPDATED = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -65,7 +65,7 @@ async def _observe(admin_dsn: str) -> tuple[str, list[Event]]:
 
 
 def code_files() -> list[FileChanged]:
-    """This repository's ``api/`` and ``projections/`` plus the installed h11 package."""
+    """``api/``, ``events/`` and ``projections/`` of this repository, and the installed h11."""
     spec = importlib.util.find_spec(THIRD_PARTY)
     assert spec is not None
     assert spec.origin is not None
@@ -127,7 +127,7 @@ async def build(
     emits += [e for a in articles for e in chunk_kb_article(a)]
     chunked = [e.event for e in emits if isinstance(e.event, DocumentChunked)]
     await pipe.produce("chunks", [(d.document_id, d) for d in chunked])
-    vectors = [embedded(d, embedder) for d in chunked if d.chunks] + table_vectors(tables, embedder)
+    vectors = await embeddings([*chunked, *tables], embedder)
     await pipe.produce("embeddings", [(v.document_id, v) for v in vectors])
     demo = Demo(settings, pipe, dsn)
     await demo.project(("catalog", "index"))

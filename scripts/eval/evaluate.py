@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 from rich.console import Console
 
-from projections.index import index_from_settings
+from projections.index import index_from_settings, scoring
 from projections.index.port import Kind, SearchMode
 from scripts.eval import calibrate, corpus
-from scripts.eval.metrics import by_kind, knowledge_by_kind
+from scripts.eval.metrics import by_kind, knowledge_by_kind, misses, wrong_sources
 from scripts.eval.runs import Runner, join_hops, rank_code, rank_tables, sourced
 from streams.embedder.model import Embedder
 from tests.api.conftest import AUTH, KEYS, ThreadedServer
@@ -39,9 +39,12 @@ def _wait_semantic(url: str) -> None:
 
 async def evaluate(
     bootstrap: str, admin_dsn: str, data_dir: Path, embedder: Embedder, console: Console,
-    sets: dict[str, dict[str, Any]] | None = None,
+    sets: dict[str, dict[str, Any]] | None = None, fit: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
-    """Build the corpora, serve the API, run the sets (all of ``tests/eval`` by default)."""
+    """Build the corpora, serve the API, run the sets (all of ``tests/eval`` by default).
+
+    ``fit``: refit the calibration on the dev split first and write it (the run then
+    measures the new fit)."""
     sets = sets or {n: corpus.load_set(n) for n in ("tables", "code", "kb", "joins")}
     t0 = time.perf_counter()
     code = bool(sets["code"]["queries"])
@@ -60,9 +63,27 @@ async def evaluate(
                     sets["code"]["queries"],
                     sets["kb"]["queries"],
                 )
-                out["tables"]["hybrid"] = by_kind(await rank_tables(tq, run.tables_http))
-                out["code"]["hybrid"] = by_kind(await rank_code(cq, run.code_http))
-                out["knowledge"]["hybrid"] = knowledge_by_kind(await sourced(kq, run.retrieve_http))
+                fits = {
+                    k.value: await calibrate.fit(run, k, qs)
+                    for k, qs in ((Kind.TABLE_DOC, tq), (Kind.CODE_CHUNK, cq), (Kind.KB_CHUNK, kq))
+                    if qs
+                }
+                out["calibration_fit"] = fits
+                if fit and all("error" not in f for f in fits.values()):
+                    # the server (a thread of this process) ranks with the new fit from here
+                    calibrate.write(fits, type(index).__name__)
+                    scoring.calibration.cache_clear()
+                    console.print(f"calibration written to {scoring.CALIBRATION_FILE}")
+                tables = await rank_tables(tq, run.tables_http)
+                code_rows = await rank_code(cq, run.code_http)
+                knowledge = await sourced(kq, run.retrieve_http)
+                out["tables"]["hybrid"] = by_kind(tables)
+                out["code"]["hybrid"] = by_kind(code_rows)
+                out["knowledge"]["hybrid"] = knowledge_by_kind(knowledge)
+                out["misses"] = {
+                    "tables": misses(tables), "code": misses(code_rows),
+                    "knowledge": wrong_sources(knowledge),
+                }  # fmt: skip
                 for mode in (SearchMode.BM25, SearchMode.VECTOR):
                     name = mode.value
                     out["tables"][name] = by_kind(
@@ -75,10 +96,6 @@ async def evaluate(
                         await sourced(kq, partial(run.retrieve_baseline, mode=mode))
                     )
                 out["joins"] = await join_hops(client, sets["joins"]["pairs"])
-                out["calibration_fit"] = {
-                    k.value: await calibrate.fit(run, k, qs)
-                    for k, qs in ((Kind.TABLE_DOC, tq), (Kind.CODE_CHUNK, cq), (Kind.KB_CHUNK, kq))
-                }
     finally:
         await index.close()
     return out

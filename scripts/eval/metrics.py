@@ -12,6 +12,18 @@ class Ranked:
 
     kind: str
     rank: int | None
+    query: str = ""
+    top: tuple[str, ...] = ()
+    """The first answers given (for the misses listing)."""
+
+
+def misses(rows: Sequence[Ranked], depth: int = 5) -> list[dict[str, object]]:
+    """Queries whose right answer is not in the first ``depth``: what came instead."""
+    return [
+        {"q": r.query, "kind": r.kind, "rank": r.rank, "top": list(r.top[:3])}
+        for r in rows
+        if r.rank is None or r.rank > depth
+    ]
 
 
 def ranking(rows: Sequence[Ranked]) -> dict[str, float]:
@@ -53,11 +65,13 @@ class Sourced:
     expect: tuple[str, ...]
     sources: tuple[str, ...]
     coverage: str
+    query: str = ""
 
 
-def knowledge(rows: Sequence[Sourced]) -> dict[str, float]:
-    """Precision of sources >= 0.7, hit rate (answerable questions with a right source),
-    and the share of unanswerable questions judged ``none``/``low``."""
+def knowledge(rows: Sequence[Sourced]) -> dict[str, float | None]:
+    """Precision of sources >= 0.7 (``None`` when no source was ever given: nothing to
+    measure), hit rate (answerable questions with a right source), and the share of
+    unanswerable questions judged ``none``/``low``."""
     answerable = [r for r in rows if r.expect]
     given = [s for r in answerable for s in r.sources]
     right = [s for r in answerable for s in r.sources if s in r.expect]
@@ -68,7 +82,7 @@ def knowledge(rows: Sequence[Sourced]) -> dict[str, float]:
     total = len(given) + len(wrong_unans)
     return {
         "n": len(rows),
-        "precision@0.7": round(len(right) / total, 3) if total else 1.0,
+        "precision@0.7": round(len(right) / total, 3) if total else None,
         "hit_rate@0.7": round(len(hits) / len(answerable), 3) if answerable else 0.0,
         "unanswerable_none_or_low": round(len(honest) / len(unanswerable), 3)
         if unanswerable
@@ -76,7 +90,17 @@ def knowledge(rows: Sequence[Sourced]) -> dict[str, float]:
     }
 
 
-def knowledge_by_kind(rows: Sequence[Sourced]) -> dict[str, dict[str, float]]:
+def wrong_sources(rows: Sequence[Sourced]) -> list[dict[str, object]]:
+    """Answers with a source >= 0.7 that is not a right one, or no right source at all."""
+    return [
+        {"q": r.query, "kind": r.kind, "expect": list(r.expect), "sources": list(r.sources),
+         "coverage": r.coverage}
+        for r in rows
+        if set(r.sources) - set(r.expect) or (r.expect and not set(r.sources) & set(r.expect))
+    ]  # fmt: skip
+
+
+def knowledge_by_kind(rows: Sequence[Sourced]) -> dict[str, dict[str, float | None]]:
     unans = [r for r in rows if r.kind == "unanswerable"]
     return {
         "all": knowledge(rows),

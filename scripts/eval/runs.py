@@ -94,7 +94,8 @@ async def rank_tables(queries: Sequence[dict[str, Any]], answers: Answers) -> li
     out = []
     for item in queries:
         got = await answers(item["q"])
-        out.append(Ranked(item["kind"], first_rank(got, lambda n: n in item["expect"])))  # noqa: B023
+        rank = first_rank(got, lambda n: n in item["expect"])  # noqa: B023
+        out.append(Ranked(item["kind"], rank, item["q"], tuple(got[:3])))
     return out
 
 
@@ -102,7 +103,8 @@ async def rank_code(queries: Sequence[dict[str, Any]], answers: Answers) -> list
     out = []
     for item in queries:
         got = await answers(item["q"])
-        out.append(Ranked(item["kind"], first_rank(got, code_hit(item))))
+        top = tuple(f"{r.get('repo')}:{r.get('path')}:{r.get('symbol')}" for r in got[:3])
+        out.append(Ranked(item["kind"], first_rank(got, code_hit(item)), item["q"], top))
     return out
 
 
@@ -115,7 +117,7 @@ async def sourced(
     for item in queries:
         urls, coverage = await answers(item["q"])
         names = tuple(u.rstrip("/").rsplit("/", 1)[-1] for u in urls)
-        out.append(Sourced(item["kind"], tuple(item["expect"]), names, coverage))
+        out.append(Sourced(item["kind"], tuple(item["expect"]), names, coverage, item["q"]))
     return out
 
 

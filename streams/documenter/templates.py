@@ -20,13 +20,20 @@ from streams.documenter.prompts import (
     TableDoc,
 )
 from streams.llm import LocalProvider
+from streams.vocabulary import expand_abbreviations
 
 _TIME_TYPES = ("timestamp", "date", "time")
 
 
 def entity(table_name: str) -> str:
-    """``order_items`` → ``order item``."""
-    return " ".join(name_tokens(table_name)) or table_name
+    """``order_items`` → ``order item``; ``cust_mstr`` → ``customer master``."""
+    return " ".join(expand_abbreviations(name_tokens(table_name))) or table_name
+
+
+def readable(name: str) -> str:
+    """A column name in words, abbreviations spelled out: ``crdt_lmt_amt`` → ``credit
+    limit amount``."""
+    return " ".join(expand_abbreviations([w for w in name.lower().split("_") if w]))
 
 
 def _short(fqn: str) -> str:
@@ -47,7 +54,7 @@ def describe_column(table: TableObserved, column: Column) -> str:
     """One sentence from the column's name, type and keys."""
     thing = entity(table.table_name)
     name = column.name.lower()
-    words = name.replace("_", " ")
+    words = readable(name)
     refs = [f for f in table.foreign_keys if column.name in f.columns]
     if refs:
         target, cols = _short(refs[0].references_table), ", ".join(refs[0].references_columns)
@@ -93,12 +100,14 @@ def describe_table(table: TableObserved, spec: TableSpec, near: list[Neighbour])
         text += f" Referenced by {', '.join(by)}."
     if table.primary_key:
         text += f" Keyed by ({', '.join(table.primary_key)})."
+    own = name_tokens(table.table_name)
     keywords = list(
         dict.fromkeys(
             [
-                *name_tokens(table.table_name),
+                *own,
+                *expand_abbreviations(own),
                 spec.domain,
-                *(w for r in refs for w in name_tokens(r)),
+                *(w for r in refs for w in expand_abbreviations(name_tokens(r))),
             ]
         )
     )

@@ -1,4 +1,5 @@
-"""Chunked documents → ``ChunksEmbedded``, one model call per batch of misses."""
+"""Chunked documents and table documentation → ``ChunksEmbedded``, one model call per
+batch of misses."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from dataclasses import dataclass
 
 from events.base import Event
 from events.chunks import ChunksEmbedded, ChunkVector, DocumentChunked
+from events.documents import TableDocumented, table_document_id, table_search_text
 from streams.embedder.cache import EmbeddingCache, text_key
 from streams.embedder.model import Embedder
+from streams.embedder.views import embedding_texts
 from streams.wiring import Emit
 
 
@@ -22,6 +25,31 @@ class EmbedStats:
     model_calls: int = 0
 
 
+@dataclass(frozen=True)
+class _Doc:
+    """One document version to embed: its chunks as ``(chunk id, text)``."""
+
+    tenant: str
+    document_id: str
+    document_version: str
+    chunks: tuple[tuple[str, str], ...]
+
+
+def _documents(events: Sequence[Event]) -> list[_Doc]:
+    """Chunked documents, and each documented table as a one-chunk document."""
+    out = []
+    for e in events:
+        if isinstance(e, DocumentChunked):
+            texts = embedding_texts(e.chunks, e.path)
+            chunks = tuple((c.chunk_id, t) for c, t in zip(e.chunks, texts, strict=True))
+            out.append(_Doc(e.tenant, e.document_id, e.document_version, chunks))
+        elif isinstance(e, TableDocumented):
+            doc = table_document_id(e.fully_qualified_name)
+            text = table_search_text(e)
+            out.append(_Doc(e.tenant, doc, e.metadata_hash, ((doc, text),)))
+    return out
+
+
 class DocumentEmbedder:
     """The embedder agent's processor: batches of chunk events in, vectors out."""
 
@@ -31,13 +59,13 @@ class DocumentEmbedder:
         self.stats = EmbedStats()
 
     async def __call__(self, events: Sequence[Event]) -> list[Emit]:
-        docs = [e for e in events if isinstance(e, DocumentChunked)]
-        # Retractions need no vectors: the index projection reads them from the
-        # chunks topic itself.
+        # Retractions and domain documents need no vectors: the index projection reads
+        # them from their own topics.
+        docs = _documents(events)
         if not docs:
             return []
-        keys = {c.chunk_id: text_key(c.text) for d in docs for c in d.chunks}
-        texts = {keys[c.chunk_id]: c.text for d in docs for c in d.chunks}
+        keys = {cid: text_key(text) for d in docs for cid, text in d.chunks}
+        texts = {keys[cid]: text for d in docs for cid, text in d.chunks}
         cached = await self.cache.get_many(self.model.name, texts)
         missing = [k for k in texts if k not in cached]
         self.stats.texts += len(texts)
@@ -60,8 +88,7 @@ class DocumentEmbedder:
                     model=self.model.name,
                     dims=dims,
                     vectors=tuple(
-                        ChunkVector(chunk_id=c.chunk_id, vector=cached[keys[c.chunk_id]])
-                        for c in doc.chunks
+                        ChunkVector(chunk_id=cid, vector=cached[keys[cid]]) for cid, _ in doc.chunks
                     ),
                 ),
             )

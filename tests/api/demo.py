@@ -15,18 +15,22 @@ from uuid import UUID, uuid5
 import asyncpg
 
 from events.base import Event
-from events.chunks import Chunk, ChunksEmbedded, ChunkVector, DocumentChunked
-from events.documents import DomainDocumented, TableDocumented
+from events.chunks import Chunk, ChunksEmbedded, DocumentChunked
+from events.documents import (
+    DomainDocumented,
+    TableDocumented,
+)
 from events.facts import EntitiesExtracted, Entity, RelationshipAsserted
 from events.sources.pg_catalog import introspect
 from projections.base import Projection
 from projections.catalog import catalog_projection
 from projections.graph import graph_projection
 from projections.index import IndexProjection, index_from_settings
-from projections.index.documents import table_document_id, table_text
 from projections.runner import ProjectionRunner
 from streams.documenter.documenter import Documenter, make_provider
 from streams.documenter.lane import DocumenterLane
+from streams.embedder.cache import MemoryEmbeddingCache
+from streams.embedder.embed import DocumentEmbedder
 from streams.embedder.model import Embedder
 from streams.settings import TribalSettings
 from tests.api.code_samples import code_docs
@@ -85,25 +89,10 @@ def kb_documents() -> list[DocumentChunked]:
     return out
 
 
-def embedded(doc: DocumentChunked, embedder: Embedder) -> ChunksEmbedded:
-    vectors = embedder.encode([c.text for c in doc.chunks])
-    return ChunksEmbedded(
-        tenant=doc.tenant, document_id=doc.document_id, document_version=doc.document_version,
-        model=MODEL, dims=len(vectors[0]),
-        vectors=tuple(ChunkVector(chunk_id=c.chunk_id, vector=v)
-                      for c, v in zip(doc.chunks, vectors, strict=True)),
-    )  # fmt: skip
-
-
-def table_vectors(docs: Sequence[TableDocumented], embedder: Embedder) -> list[ChunksEmbedded]:
-    vectors = embedder.encode([table_text(d) for d in docs])
-    out = []
-    for d, v in zip(docs, vectors, strict=True):
-        doc = table_document_id(d.fully_qualified_name)
-        out.append(ChunksEmbedded(tenant=d.tenant, document_id=doc,
-                                  document_version=d.metadata_hash, model=MODEL, dims=len(v),
-                                  vectors=(ChunkVector(chunk_id=doc, vector=v),)))  # fmt: skip
-    return out
+async def embeddings(events: Sequence[Event], embedder: Embedder) -> list[ChunksEmbedded]:
+    """The embedder agent's output for ``events`` (chunked documents, documented tables)."""
+    emits = await DocumentEmbedder(embedder, MemoryEmbeddingCache())(events)
+    return [e.event for e in emits if isinstance(e.event, ChunksEmbedded)]
 
 
 def facts() -> list[Event]:
@@ -173,7 +162,7 @@ async def build_demo(
     )
     chunked = kb_documents() + code_docs()
     await pipeline.produce("chunks", [(d.document_id, d) for d in chunked])
-    vectors = [embedded(d, embedder) for d in chunked] + table_vectors(tables, embedder)
+    vectors = await embeddings([*chunked, *tables], embedder)
     await pipeline.produce("embeddings", [(v.document_id, v) for v in vectors])
     await pipeline.produce("memory.facts", [(GROUP, e) for e in facts()])
     demo = Demo(settings, pipeline, dsn)

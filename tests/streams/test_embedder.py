@@ -8,6 +8,7 @@ import uuid
 import pytest
 
 from events.chunks import Chunk, ChunksEmbedded, DocumentChunked, DocumentRetracted
+from events.documents import DomainDocumented, TableDocumented, table_search_text
 from streams.embedder.cache import MemoryEmbeddingCache, PostgresEmbeddingCache
 from streams.embedder.embed import DocumentEmbedder
 from streams.embedder.model import DEFAULT_MODEL, SentenceTransformerEmbedder
@@ -116,3 +117,27 @@ async def test_the_postgres_cache_is_shared_across_workers(
     finally:
         await first.close()
         await second.close()
+
+
+async def test_documented_tables_are_embedded_as_one_chunk_search_documents(
+    minilm: SentenceTransformerEmbedder,
+) -> None:
+    table = TableDocumented(
+        fully_qualified_name="billing.public.cust_mstr", database="billing",
+        schema_name="public", table_name="cust_mstr", domain="customers",
+        description="Each row is one customer master record.", generated_by="template",
+        model="none", content="", metadata_hash="b" * 64,
+        column_descriptions={"crdt_lmt_amt": "Credit limit amount."},
+    )  # fmt: skip
+    domain = DomainDocumented(
+        domain="customers", database="billing", description="Customers.", tables=(),
+        generated_by="template", model="none", content="",
+    )  # fmt: skip
+    [emit] = await DocumentEmbedder(minilm, MemoryEmbeddingCache())([table, domain])
+    event = emit.event
+    assert isinstance(event, ChunksEmbedded)
+    assert (emit.key, event.document_id) == ("table:billing.public.cust_mstr",) * 2
+    assert event.document_version == "b" * 64
+    assert [v.chunk_id for v in event.vectors] == ["table:billing.public.cust_mstr"]
+    [expected] = minilm.encode([table_search_text(table)])
+    assert event.vectors[0].vector == pytest.approx(expected, abs=1e-5)

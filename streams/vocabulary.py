@@ -52,3 +52,9 @@ DOMAINS = {
     "order": "orders", "payment": "orders", "shipment": "orders", "invoice": "billing",
     "ticket": "support", "support": "support", "usage": "billing", "rate": "billing",
 }  # fmt: skip
+
+
+def expand_abbreviations(words: list[str]) -> list[str]:
+    """Each abbreviated word replaced by its full form: ``["crdt", "lmt", "amt"]`` →
+    ``["credit", "limit", "amount"]``; other words are kept."""
+    return [w2 for w in words for w2 in ABBREVIATIONS.get(w.lower(), w).split()]

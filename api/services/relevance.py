@@ -1,0 +1,81 @@
+"""Relevance features of search hits, and the calibrated ranking by them (issue 7).
+
+Every search service ranks its candidates the same way: the index returns hybrid
+candidates (vector and BM25 sides fused), then each hit gets the features of
+:data:`projections.index.scoring.FEATURES` and is ordered by its calibrated
+relevance, the probability-like ``relevance_score`` the caller sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from api.services.interpret import interpret, singular
+from projections.index.port import Hit, Kind
+from projections.index.scoring import calibrated
+from streams.documenter.graph import name_tokens
+from streams.embedder.views import identifier_words
+from streams.vocabulary import expand_abbreviations
+
+
+@dataclass(frozen=True)
+class Features:
+    vector: float
+    lexical: float
+    name: float = 0.0
+    gap: float = 0.0
+
+    def as_list(self) -> list[float]:
+        return [self.vector, self.lexical, self.name, self.gap]
+
+
+def query_terms(query: str) -> frozenset[str]:
+    """The query's words, singular, with the interpretation's expanded terms."""
+    meaning = interpret(query)
+    words = [*meaning.concepts, *meaning.expanded_terms]
+    return frozenset(singular(w) for w in words)
+
+
+def name_words(hit: Hit, kind: Kind) -> frozenset[str]:
+    """The words of an object's own name: a code symbol, a table name spelled out."""
+    obj = hit.object
+    if kind == Kind.CODE_CHUNK:
+        return frozenset(singular(w) for w in identifier_words(obj.symbol) if len(w) > 1)
+    if kind == Kind.TABLE_DOC:
+        table = (obj.fully_qualified_name or obj.title or "").rsplit(".", 1)[-1]
+        tokens = name_tokens(table)
+        return frozenset(singular(w) for w in [*tokens, *expand_abbreviations(tokens)])
+    return frozenset()
+
+
+def name_match(terms: frozenset[str], words: frozenset[str]) -> float:
+    """The share of the name's words the query names (0 when it has none)."""
+    return len(words & terms) / len(words) if words else 0.0
+
+
+def features(kind: Kind, query: str, hits: Sequence[Hit]) -> list[Features]:
+    """The features of each hit of one query, in order."""
+    terms = query_terms(query)
+    top = max((h.vector_score or 0.0 for h in hits), default=0.0)
+    out = []
+    for h in hits:
+        v = h.vector_score or 0.0
+        out.append(
+            Features(
+                vector=v,
+                lexical=h.lexical_score or 0.0,
+                name=name_match(terms, name_words(h, kind)),
+                gap=v - top if kind == Kind.KB_CHUNK else 0.0,
+            )
+        )
+    return out
+
+
+def ranked(kind: Kind, query: str, hits: Sequence[Hit]) -> list[tuple[Hit, float]]:
+    """``(hit, calibrated relevance)``, best first (ties keep the index's order)."""
+    scored = [
+        (h, calibrated(kind.value, f.vector, f.lexical, f.name, f.gap))
+        for h, f in zip(hits, features(kind, query, hits), strict=True)
+    ]
+    return sorted(scored, key=lambda hs: -hs[1])

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from streams.vocabulary import ABBREVIATIONS, DOMAINS, SYNONYMS
 
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[a-z0-9]+", re.ASCII)
-_STOP = frozenset(
+STOP = frozenset(
     {
         "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in",
         "is", "it", "me", "of", "on", "or", "show", "the", "to", "what", "where", "which",
@@ -59,7 +59,7 @@ def singular(word: str) -> str:
     return word
 
 
-def _expand(concept: str) -> list[str]:
+def expand(concept: str) -> list[str]:
     base = singular(concept)
     out = [base, base + "s"] if base != concept else [base + "s"]
     full = ABBREVIATIONS.get(base)
@@ -79,11 +79,11 @@ def _expand(concept: str) -> list[str]:
 def interpret(query: str, domain: str | None = None) -> Interpretation:
     """Concepts, expanded terms, domain hint and relationship flag of a query."""
     tokens = words(query)
-    concepts = [w for w in dict.fromkeys(tokens) if w not in _STOP and len(w) > 1]
+    concepts = [w for w in dict.fromkeys(tokens) if w not in STOP and len(w) > 1]
     seen = set(concepts)
     expanded: list[str] = []
     for c in concepts:
-        for term in _expand(c):
+        for term in expand(c):
             if term not in seen:
                 seen.add(term)
                 expanded.append(term)

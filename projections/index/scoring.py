@@ -25,7 +25,9 @@ Scores are in [0, 1] and mean the same on every adapter, so seed 002's
   with its abbreviations spelled out) the query names; ``gap`` (help-desk articles
   only) is how far the hit's similarity falls below the query's best one: it lowers
   the runners-up, never the best hit, so a query nothing answers still scores low
-  everywhere; rescaling by the top hit would call every query covered.
+  everywhere; rescaling by the top hit would call every query covered. ``support``
+  (help-desk articles only) is the share of the candidates that are passages of the
+  hit's article: an article several passages of which match is more likely the answer.
 """
 
 from __future__ import annotations
@@ -56,9 +58,10 @@ CANDIDATES_PER_SIDE = 4
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 """The fitted calibration (``make eval EVAL_ARGS=--fit`` writes it): per kind, the
 logistic weights of the relevance features, and what they were fitted on."""
-FEATURES = ("vector", "lexical", "name", "gap")
+FEATURES = ("vector", "lexical", "name", "gap", "support")
 """The relevance features of a hit, all computed from the hit and the query alone
-except ``gap``, the hit's vector score minus the best one of its query (<= 0)."""
+except ``gap``, the hit's vector score minus the best one of its query (<= 0), and
+``support``, the share of the query's candidates that come from the hit's document."""
 
 
 @functools.cache
@@ -111,6 +114,7 @@ def calibrated(
     lexical: float | None,
     name: float = 0.0,
     gap: float = 0.0,
+    support: float = 0.0,
 ) -> float:
     """The probability-like relevance of one hit from its features (:data:`FEATURES`)."""
     w = calibration()[kind]
@@ -120,6 +124,7 @@ def calibrated(
         + w["lexical"] * (lexical or 0.0)
         + w.get("name", 0.0) * name
         + w.get("gap", 0.0) * gap
+        + w.get("support", 0.0) * support
     )
     return 1.0 / (1.0 + math.exp(-z))
 

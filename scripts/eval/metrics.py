@@ -17,7 +17,7 @@ class Ranked:
     """The first answers given (for the misses listing)."""
 
 
-def misses(rows: Sequence[Ranked], depth: int = 5) -> list[dict[str, object]]:
+def misses(rows: Sequence[Ranked], depth: int = 1) -> list[dict[str, object]]:
     """Queries whose right answer is not in the first ``depth``: what came instead."""
     return [
         {"q": r.query, "kind": r.kind, "rank": r.rank, "top": list(r.top[:3])}

@@ -1,0 +1,48 @@
+"""Relevance features: names named by the query, runners-up, article support."""
+
+from __future__ import annotations
+
+from api.services.relevance import features, name_match, name_words, query_terms, ranked
+from projections.index.port import Hit, IndexedObject, Kind
+
+
+def _table(fqn: str, vector: float) -> Hit:
+    obj = IndexedObject(f"table:{fqn}", Kind.TABLE_DOC, f"table:{fqn}", text=fqn,
+                        fully_qualified_name=fqn)  # fmt: skip
+    return Hit(obj, vector, vector, 0.0)
+
+
+def _code(symbol: str, vector: float) -> Hit:
+    obj = IndexedObject(f"c:{symbol}", Kind.CODE_CHUNK, "file:r:x.py", text="", symbol=symbol)
+    return Hit(obj, vector, vector, 0.0)
+
+
+def test_abbreviated_table_names_are_matched_by_the_words_they_abbreviate() -> None:
+    words = name_words(_table("billing.public.cust_mstr", 0.5), Kind.TABLE_DOC)
+    assert {"customer", "master"} <= words
+    assert name_match(query_terms("customer master"), words) == 1.0
+    assert 0.5 < name_match(query_terms("customer master records"), words) < 1.0
+
+
+def test_the_table_naming_more_of_the_question_ranks_first_among_equals() -> None:
+    hits = [_table("shop.public.warehouses", 0.6), _table("shop.public.inventory_levels", 0.6)]
+    best, _ = ranked(Kind.TABLE_DOC, "inventory levels per warehouse", hits)[0]
+    assert best.object.fully_qualified_name == "shop.public.inventory_levels"
+
+
+def test_camel_case_symbols_are_matched_word_by_word() -> None:
+    hits = [_code("__iadd__", 0.55), _code("ReceiveBuffer", 0.5)]
+    best, score = ranked(Kind.CODE_CHUNK, "receive buffer", hits)[0]
+    assert best.object.symbol == "ReceiveBuffer"
+    assert 0.0 <= score <= 1.0
+
+
+def test_runners_up_carry_their_gap_to_the_best_article_and_the_best_carries_none() -> None:
+    def article(doc: str, chunk: str, vector: float) -> Hit:
+        return Hit(IndexedObject(chunk, Kind.KB_CHUNK, doc, text=""), vector, vector, 0.0)
+
+    hits = [article("kb:a", "a#0", 0.8), article("kb:a", "a#1", 0.7), article("kb:b", "b#0", 0.5)]
+    f = features(Kind.KB_CHUNK, "anything", hits)
+    assert f[0].gap == 0.0
+    assert f[2].gap < f[1].gap < 0.0
+    assert f[0].support == f[1].support > f[2].support

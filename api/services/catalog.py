@@ -30,7 +30,7 @@ from api.services import relevance
 from api.services.budget import clip, fit
 from api.services.context import ServiceContext, require_db
 from api.services.errors import ServiceError
-from api.services.interpret import Interpretation
+from api.services.interpret import Interpretation, singular, words
 from api.services.interpret import interpret as interpret_query
 from projections.catalog import queries as q
 from projections.catalog.models import TableNotFoundError
@@ -59,14 +59,16 @@ def interpret(req: SearchTablesInput, domain_hint: str | None) -> QueryInterpret
 async def _ranked(
     ctx: ServiceContext, req: SearchTablesInput, tenant: str, meaning: Interpretation
 ) -> list[tuple[str, float]]:
-    """(fqn, score) best first: exact table names, then calibrated hybrid relevance."""
+    """(fqn, score) best first: a query that *is* a table name, then calibrated hybrid
+    relevance."""
     db = require_db(ctx)
     concepts = list(meaning.concepts) or [req.query.lower()]
-    names = {*concepts, *meaning.expanded_terms}
     scores: dict[str, float] = {}
-    for word in concepts[:5]:
-        for t in await q.search_tables_by_name(db, word, tenant=tenant, limit=5):
-            if t.table.lower() in names and _matches(t, req):
+    named = "_".join(words(req.query))
+    if named:
+        wanted = {named, singular(named), singular(named) + "s"}
+        for t in await q.search_tables_by_name(db, named, tenant=tenant, limit=5):
+            if t.table.lower() in wanted and _matches(t, req):
                 scores[t.name] = NAME_MATCH_SCORE
     if ctx.index is not None:
         try:

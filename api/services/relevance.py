@@ -85,7 +85,12 @@ def features(kind: Kind, query: str, hits: Sequence[Hit]) -> list[Features]:
     articles = kind == Kind.KB_CHUNK
     out = []
     for h in hits:
-        v = h.vector_score or 0.0
+        if h.vector_score is None:
+            # No semantic evidence (the model is loading, or the object's vector has not
+            # arrived): keyword evidence alone never makes a confident answer.
+            out.append(Features(vector=0.0, lexical=h.lexical_score or 0.0))
+            continue
+        v = h.vector_score
         out.append(
             Features(
                 vector=v,

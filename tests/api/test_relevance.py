@@ -46,3 +46,9 @@ def test_runners_up_carry_their_gap_to_the_best_article_and_the_best_carries_non
     assert f[0].gap == 0.0
     assert f[2].gap < f[1].gap < 0.0
     assert f[0].support == f[1].support > f[2].support
+
+
+def test_keyword_evidence_alone_never_makes_a_confident_answer() -> None:
+    obj = IndexedObject("a#0", Kind.KB_CHUNK, "kb:a", text="", title="Apollo not hashing")
+    [(_, score)] = ranked(Kind.KB_CHUNK, "Apollo not hashing", [Hit(obj, 0.9, None, 0.95)])
+    assert score < 0.5

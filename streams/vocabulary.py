@@ -7,6 +7,10 @@ everyday words people use for schema nouns.
 
 from __future__ import annotations
 
+import re
+
+_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[a-z0-9]+", re.ASCII)
+
 ABBREVIATIONS = {
     "acct": "account", "addr": "address", "adj": "adjustment", "agcy": "agency",
     "agrmt": "agreement", "alloc": "allocation", "amt": "amount", "apprv": "approval",
@@ -58,3 +62,10 @@ def expand_abbreviations(words: list[str]) -> list[str]:
     """Each abbreviated word replaced by its full form: ``["crdt", "lmt", "amt"]`` →
     ``["credit", "limit", "amount"]``; other words are kept."""
     return [w2 for w in words for w2 in ABBREVIATIONS.get(w.lower(), w).split()]
+
+
+def words(text: str | None) -> list[str]:
+    """Lower-case words, split on snake_case and camelCase boundaries: the same split
+    for questions and for the identifiers they are matched against
+    (``ReceiveBuffer`` → ``["receive", "buffer"]``, ``_keep_alive`` → ``["keep", "alive"]``)."""
+    return [w.lower() for w in _WORD.findall(text or "")]

@@ -30,11 +30,12 @@ from api.services import relevance
 from api.services.budget import clip, fit
 from api.services.context import ServiceContext, require_db
 from api.services.errors import ServiceError
-from api.services.interpret import Interpretation, singular, words
+from api.services.interpret import Interpretation, singular
 from api.services.interpret import interpret as interpret_query
 from projections.catalog import queries as q
 from projections.catalog.models import TableNotFoundError
 from projections.index.port import Filters, Kind
+from streams.vocabulary import words
 
 log = logging.getLogger(__name__)
 

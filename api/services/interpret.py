@@ -9,12 +9,10 @@ vector side embeds the question as asked.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from streams.vocabulary import ABBREVIATIONS, DOMAINS, SYNONYMS
+from streams.vocabulary import ABBREVIATIONS, DOMAINS, SYNONYMS, words
 
-_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[a-z0-9]+", re.ASCII)
 STOP = frozenset(
     {
         "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in",
@@ -42,11 +40,6 @@ class Interpretation:
     def lexical_query(self, query: str) -> str:
         """The query text for keyword search: the question plus every expanded term."""
         return " ".join([query, *self.expanded_terms])
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words, split on snake_case and camelCase boundaries."""
-    return [w.lower() for w in _WORD.findall(text)]
 
 
 def singular(word: str) -> str:

@@ -12,12 +12,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from api.services.interpret import STOP, expand, interpret, singular, words
+from api.services.interpret import STOP, expand, interpret, singular
 from projections.index.port import Hit, Kind
 from projections.index.scoring import calibrated
 from streams.documenter.graph import name_tokens
-from streams.embedder.views import identifier_words
-from streams.vocabulary import expand_abbreviations
+from streams.vocabulary import expand_abbreviations, words
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ def name_words(hit: Hit, kind: Kind) -> frozenset[str]:
     """The words of an object's own name: a code symbol, a table name spelled out."""
     obj = hit.object
     if kind == Kind.CODE_CHUNK:
-        return frozenset(singular(w) for w in identifier_words(obj.symbol) if len(w) > 1)
+        return frozenset(singular(w) for w in words(obj.symbol) if len(w) > 1)
     if kind == Kind.TABLE_DOC:
         table = (obj.fully_qualified_name or obj.title or "").rsplit(".", 1)[-1]
         tokens = name_tokens(table)

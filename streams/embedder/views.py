@@ -19,8 +19,8 @@ import re
 from collections.abc import Sequence
 
 from events.chunks import Chunk
+from streams.vocabulary import words
 
-_IDENT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _DOCSTRING = re.compile(r'^\s*(?:[rRuU]?)("""|\'\'\')(.*?)\1', re.S | re.M)
 _LINE_COMMENT = re.compile(r"^\s*(?:#|//|--|;;)\s?(.*)$")
 _SIGNATURE = re.compile(
@@ -29,11 +29,6 @@ _SIGNATURE = re.compile(
 _BASES = re.compile(r"^\s*class\s+\w+\s*\(([^)]*)\)")
 DOC_CHARS = 300
 CODE_KINDS = frozenset({"function", "method", "class", "interface", "struct", "type", "enum"})
-
-
-def identifier_words(name: str | None) -> list[str]:
-    """``ReceiveBuffer`` → ``["receive", "buffer"]``; ``_keep_alive`` → ``["keep", "alive"]``."""
-    return [w.lower() for w in _IDENT.findall(name or "")]
 
 
 def _body(chunk: Chunk) -> str:
@@ -72,7 +67,7 @@ def _signature(code: str) -> str:
 
 def _where(path: str | None) -> str:
     stem = (path or "").rsplit(".", 1)[0]
-    return " ".join(w for part in stem.split("/") for w in identifier_words(part))
+    return " ".join(w for part in stem.split("/") for w in words(part))
 
 
 def embedding_texts(chunks: Sequence[Chunk], path: str | None) -> list[str]:
@@ -84,9 +79,9 @@ def embedding_texts(chunks: Sequence[Chunk], path: str | None) -> list[str]:
             out.append(c.text)
             continue
         body = _body(c)
-        head = f"{c.kind} {' '.join(identifier_words(c.symbol))}"
+        head = f"{c.kind} {' '.join(words(c.symbol))}"
         if c.parent_symbol:
-            head += f" of {' '.join(identifier_words(c.parent_symbol))}"
+            head += f" of {' '.join(words(c.parent_symbol))}"
         where = _where(path)
         if where:
             head += f" in {where}"
@@ -94,7 +89,7 @@ def embedding_texts(chunks: Sequence[Chunk], path: str | None) -> list[str]:
         bases = _BASES.match(_signature(body) or "")
         for base in (b.strip() for b in (bases.group(1).split(",") if bases else [])):
             if docs.get(base):
-                lines.append(f"{' '.join(identifier_words(base))}: {docs[base]}")
+                lines.append(f"{' '.join(words(base))}: {docs[base]}")
         signature = _signature(body)
         if not body.lstrip().startswith(signature):
             lines.append(signature)

@@ -236,14 +236,26 @@ async def group_lag(
     return lag, read
 
 
+_PROCESSES: dict[int, Any] = {}
+"""One ``psutil.Process`` per pid: ``cpu_percent`` measures since the previous call on
+the same object (a fresh object always answers 0.0)."""
+
+
+def _process(pid: int) -> Any:
+    proc = _PROCESSES.get(pid)
+    if proc is None:
+        proc = _PROCESSES[pid] = psutil.Process(pid)
+    return proc
+
+
 def process_stats(children: list[ChildProcess]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for child in children:
         if child.pid is None or not child.alive():
             continue
         try:
-            proc = psutil.Process(child.pid)
-            procs = [proc, *proc.children(recursive=True)]
+            proc = _process(child.pid)
+            procs = [proc, *(_process(c.pid) for c in proc.children(recursive=True))]
             rss = sum(p.memory_info().rss for p in procs)
             cpu = sum(p.cpu_percent(None) for p in procs)
         except psutil.Error:

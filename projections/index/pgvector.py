@@ -273,7 +273,8 @@ class PgVectorIndex:
                 rows = await conn.fetch(
                     f"SELECT {sql.SELECT_COLUMNS}, ts_rank_cd(o.tsv, t.q) AS raw, "
                     f"{distance} AS distance FROM {self._s}.objects o, {_OR_QUERY} "
-                    f"WHERE {cond} AND o.tsv @@ t.q ORDER BY raw DESC LIMIT {int(depth)}",
+                    f"WHERE {cond} AND o.tsv @@ t.q "
+                    f"ORDER BY raw DESC, o.chunk_id LIMIT {int(depth)}",  # ties: stable
                     text,
                     *([vec] if vec is not None else []),
                     *args,

@@ -28,7 +28,8 @@ async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) ->
         repo=req.repo, path_glob=req.path, language=req.language, symbol_kind=req.symbol_kind
     )
     want = max(req.offset + req.limit + 1, CANDIDATES)
-    text = interpret(req.query).lexical_query(req.query)
+    meaning = interpret(req.query)
+    text = meaning.lexical_query(req.query)
     try:
         vector = await ctx.vector(req.query)
         found = await ctx.index.search(text, vector, Kind.CODE_CHUNK, filters, want, tenant)
@@ -36,7 +37,7 @@ async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) ->
         raise
     except Exception as exc:
         raise ServiceError(503, "INDEX_UNAVAILABLE", f"search index failed: {exc}", True) from exc
-    scored = ranked(Kind.CODE_CHUNK, req.query, found)
+    scored = ranked(Kind.CODE_CHUNK, meaning, found)
     hits = [h for h, _ in scored]
     score = {id(h): s for h, s in scored}
     page = hits[req.offset : req.offset + req.limit]

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from api.services.interpret import STOP, expand, interpret, singular
+from api.services.interpret import STOP, Interpretation, expand, interpret, singular
 from projections.index.port import Hit, Kind
 from projections.index.scoring import calibrated
 from streams.documenter.graph import name_tokens
@@ -43,8 +43,8 @@ class QueryTerms:
         return frozenset().union(*self.concepts)
 
 
-def query_terms(query: str) -> QueryTerms:
-    meaning = interpret(query)
+def query_terms(query: str | Interpretation) -> QueryTerms:
+    meaning = interpret(query) if isinstance(query, str) else query
     return QueryTerms(
         tuple(
             frozenset(singular(w) for t in [c, *expand(c)] for w in t.split())
@@ -76,7 +76,7 @@ def name_match(terms: QueryTerms, name: frozenset[str]) -> float:
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
-def features(kind: Kind, query: str, hits: Sequence[Hit]) -> list[Features]:
+def features(kind: Kind, query: str | Interpretation, hits: Sequence[Hit]) -> list[Features]:
     """The features of each hit of one query, in order."""
     terms = query_terms(query)
     top = max((h.vector_score or 0.0 for h in hits), default=0.0)
@@ -102,7 +102,7 @@ def features(kind: Kind, query: str, hits: Sequence[Hit]) -> list[Features]:
     return out
 
 
-def ranked(kind: Kind, query: str, hits: Sequence[Hit]) -> list[tuple[Hit, float]]:
+def ranked(kind: Kind, query: str | Interpretation, hits: Sequence[Hit]) -> list[tuple[Hit, float]]:
     """``(hit, calibrated relevance)``, best first (ties keep the index's order)."""
     scored = [
         (h, calibrated(kind.value, f.vector, f.lexical, f.name, f.gap, f.support))

@@ -56,7 +56,7 @@ TOPICS: tuple[TopicSpec, ...] = (
     TopicSpec("tables.documented", "table FQN", ("TableDocumented", "DomainDocumented"), False),
     TopicSpec("chunks", "document id", ("DocumentChunked", "DocumentRetracted"), False),
     TopicSpec("embeddings", "document id", ("ChunksEmbedded",), False),
-    TopicSpec("memory.episodes", "group_id", ("EpisodeRecorded",), False),
+    TopicSpec("memory.episodes", "group_id", ("EpisodeRecorded", "MemoryForgotten"), False),
     TopicSpec(
         "memory.facts",
         "group_id",

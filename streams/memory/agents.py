@@ -88,7 +88,7 @@ def memory_agents(
         specs.append(
             AgentSpec(
                 name=name, source="memory.episodes", processor=memory_lane.process_events,
-                accepts=(EpisodeRecorded,), batch=LANE_BATCH,
+                accepts=(EpisodeRecorded, MemoryForgotten), batch=LANE_BATCH,
                 wire=partial(wire_memory_lane, memory_lane),
             )
         )  # fmt: skip

@@ -14,7 +14,13 @@ from collections.abc import Sequence
 from uuid import uuid5
 
 from events.base import Event
-from events.memory import EpisodeRecorded, SystemEventRecorded, TurnRecorded, episode_id_for
+from events.memory import (
+    EpisodeRecorded,
+    MemoryForgotten,
+    SystemEventRecorded,
+    TurnRecorded,
+    episode_id_for,
+)
 from streams.embedder.model import Embedder
 from streams.memory import metrics
 from streams.wiring import Emit
@@ -84,15 +90,24 @@ class Episoder:
         return [v for t in texts for v in await self._embed([t])]
 
     async def __call__(self, events: Sequence[Event]) -> list[Emit]:
+        """Episodes for turns and system events; a ``MemoryForgotten`` is passed on to
+        ``memory.episodes`` in its place in the order, so that the extractor and the
+        summarizer forget the group's state where its episodes stop."""
         sources = [e for e in events if isinstance(e, TurnRecorded | SystemEventRecorded)]
         if not sources:
-            return []  # MemoryForgotten: the projections read it from the turns topic
+            return [Emit(EPISODES, e.group_id, e) for e in events if isinstance(e, MemoryForgotten)]
         started = time.perf_counter()
         contents = [turn_content(e) if isinstance(e, TurnRecorded) else e.content for e in sources]
-        vectors = await self._embed(contents)
+        vectors = dict(zip(map(id, sources), await self._embed(contents), strict=True))
         name = self.model.name if self.model is not None else None
         out: list[Emit] = []
-        for event, vector in zip(sources, vectors, strict=True):
+        for event in events:
+            if isinstance(event, MemoryForgotten):
+                out.append(Emit(EPISODES, event.group_id, event))
+                continue
+            if not isinstance(event, TurnRecorded | SystemEventRecorded):
+                continue
+            vector = vectors[id(event)]
             try:
                 episode = (
                     episode_of(event, None, None, vector)
@@ -105,5 +120,5 @@ class Episoder:
             metrics.EPISODES_CREATED.labels(episode.content_type, episode.source).inc()
         ms = (time.perf_counter() - started) * 1000
         metrics.INGESTION_LATENCY.labels("episode_create").observe(ms)
-        log.info("episodes_created count=%d latency_ms=%.1f", len(out), ms)
+        log.info("episodes_created count=%d latency_ms=%.1f", len(sources), ms)
         return out

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from aiokafka.partitioner import murmur2
 
 from events.base import Event
-from events.memory import EpisodeRecorded
+from events.memory import EpisodeRecorded, MemoryForgotten
 from events.serde import EventSerde
 from streams.documenter.log import LogRecord
 from streams.wiring import Emit
@@ -78,28 +78,53 @@ class MemoryLane(ABC):
         for p, recs in sorted(by_partition.items()):
             if self.next_offset.get(p) != recs[0].offset:
                 emits += await self._rebuild(p, recs[0].offset)
-            episodes = [e for e in self._decode(recs) if isinstance(e, EpisodeRecorded)]
-            emits += await self.process(episodes)
+            emits += await self._fold(self._decode(recs))
             self.next_offset[p] = recs[-1].offset + 1
         return emits
+
+    async def _fold(self, events: Sequence[Event]) -> list[Emit]:
+        """Episodes in order; at a ``MemoryForgotten`` the episodes before it are folded,
+        then the forgotten groups' state is dropped."""
+        emits: list[Emit] = []
+        run: list[EpisodeRecorded] = []
+        for e in events:
+            if isinstance(e, EpisodeRecorded):
+                run.append(e)
+            elif isinstance(e, MemoryForgotten):
+                emits += await self.process(run)
+                run = []
+                self.forget_memory(e)
+        return emits + await self.process(run)
+
+    def forget_memory(self, event: MemoryForgotten) -> None:
+        """Drop the state of the forgotten group (or of every group of its tenant)."""
+        for group_id in [g for g in self.groups() if _forgotten(event, g)]:
+            self.drop_group(group_id)
 
     async def _rebuild(self, partition: int, offset: int) -> list[Emit]:
         assert self.reader is not None, "lane not wired"
         self.rebuilds += 1
         known = self._decode(await self.reader(self.output, partition, 0, None))
-        before = await self.reader("memory.episodes", partition, 0, offset)
-        episodes = [e for e in self._decode(before) if isinstance(e, EpisodeRecorded)]
+        before = self._decode(await self.reader("memory.episodes", partition, 0, offset))
         self.reset(partition, known)
-        emits = await self.process(episodes)
+        emits = await self._fold(before)
         log.info(
-            "%s: partition %d rebuilt from %d episodes and %d known outputs; %d re-emitted",
-            type(self).__name__, partition, len(episodes), len(known), len(emits),
+            "%s: partition %d rebuilt from %d events and %d known outputs; %d re-emitted",
+            type(self).__name__, partition, len(before), len(known), len(emits),
         )  # fmt: skip
         return emits
 
     async def process_events(self, events: Sequence[Event]) -> list[Emit]:
-        """:meth:`process` as a batch processor (no log: tests and benchmarks)."""
-        return await self.process([e for e in events if isinstance(e, EpisodeRecorded)])
+        """The lane as a batch processor (no log: tests and benchmarks)."""
+        return await self._fold(events)
+
+    @abstractmethod
+    def groups(self) -> list[str]:
+        """The groups this lane holds state for."""
+
+    @abstractmethod
+    def drop_group(self, group_id: str) -> None:
+        """Forget everything held for ``group_id``."""
 
     @abstractmethod
     def reset(self, partition: int, known: Sequence[Event]) -> None:
@@ -108,3 +133,9 @@ class MemoryLane(ABC):
     @abstractmethod
     async def process(self, episodes: Sequence[EpisodeRecorded]) -> list[Emit]:
         """Fold ``episodes`` (in order) and return the outputs not already known."""
+
+
+def _forgotten(event: MemoryForgotten, group_id: str) -> bool:
+    if event.scope == "tenant":
+        return group_id.partition(":")[0] == event.tenant
+    return group_id == event.group_id

@@ -62,8 +62,17 @@ class ExtractorLane(MemoryLane):
         self.known_raw: dict[UUID, EntitiesExtracted] = {}
         self.known_ids: set[UUID] = set()
 
+    def groups(self) -> list[str]:
+        return list({*self.fold.groups, *self.fold.dedup.groups})
+
+    def drop_group(self, group_id: str) -> None:
+        self.fold.groups.pop(group_id, None)
+        self.fold.dedup.groups.pop(group_id, None)
+        for episode_id in [k for k, v in self.known_raw.items() if v.group_id == group_id]:
+            del self.known_raw[episode_id]
+
     def reset(self, partition: int, known: Sequence[Event]) -> None:
-        for group_id in [g for g in self.fold.groups if self.owns(g, partition)]:
+        for group_id in [g for g in self.groups() if self.owns(g, partition)]:
             self.fold.groups.pop(group_id, None)
             self.fold.dedup.groups.pop(group_id, None)
         for event in known:
@@ -111,6 +120,12 @@ class SummarizerLane(MemoryLane):
         super().__init__(partitions)
         self.fold = fold
         self.known: dict[UUID, SummaryCreated] = {}
+
+    def groups(self) -> list[str]:
+        return list(self.fold.groups)
+
+    def drop_group(self, group_id: str) -> None:
+        self.fold.groups.pop(group_id, None)
 
     def reset(self, partition: int, known: Sequence[Event]) -> None:
         for group_id in [g for g in self.fold.groups if self.owns(g, partition)]:

@@ -73,24 +73,24 @@ def _where(path: str | None) -> str:
 def embedding_texts(chunks: Sequence[Chunk], path: str | None) -> list[str]:
     """The text to embed for each chunk of one document (see the module docstring)."""
     docs = {c.symbol: docstring(_body(c)) for c in chunks if c.symbol}
+    where = _where(path)
     out = []
     for c in chunks:
         if not c.symbol or c.kind not in CODE_KINDS:
             out.append(c.text)
             continue
         body = _body(c)
+        signature = _signature(body)
         head = f"{c.kind} {' '.join(words(c.symbol))}"
         if c.parent_symbol:
             head += f" of {' '.join(words(c.parent_symbol))}"
-        where = _where(path)
         if where:
             head += f" in {where}"
         lines = [head + ".", docs.get(c.symbol, "")]
-        bases = _BASES.match(_signature(body) or "")
+        bases = _BASES.match(signature)
         for base in (b.strip() for b in (bases.group(1).split(",") if bases else [])):
             if docs.get(base):
                 lines.append(f"{' '.join(words(base))}: {docs[base]}")
-        signature = _signature(body)
         if not body.lstrip().startswith(signature):
             lines.append(signature)
         lines.append(body)

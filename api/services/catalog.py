@@ -81,7 +81,7 @@ async def _ranked(
         except Exception as exc:  # lexical name matches still answer
             log.warning("search_tables: index unavailable: %s", exc)
             hits = []
-        for h, score in relevance.ranked(Kind.TABLE_DOC, meaning, hits):
+        for h, score in relevance.ranked(Kind.TABLE_DOC, req.query, hits, meaning):
             fqn = h.object.fully_qualified_name or h.object.document_id.removeprefix("table:")
             scores.setdefault(fqn, round(score, 4))
     if not scores:

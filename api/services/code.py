@@ -37,7 +37,7 @@ async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) ->
         raise
     except Exception as exc:
         raise ServiceError(503, "INDEX_UNAVAILABLE", f"search index failed: {exc}", True) from exc
-    scored = ranked(Kind.CODE_CHUNK, meaning, found)
+    scored = ranked(Kind.CODE_CHUNK, req.query, found, meaning)
     hits = [h for h, _ in scored]
     score = {id(h): s for h, s in scored}
     page = hits[req.offset : req.offset + req.limit]

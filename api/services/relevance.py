@@ -8,27 +8,33 @@ relevance, the probability-like ``relevance_score`` the caller sees.
 
 from __future__ import annotations
 
+import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from api.services.interpret import STOP, Interpretation, expand, interpret, singular
 from projections.index.port import Hit, Kind
-from projections.index.scoring import calibrated
+from projections.index.scoring import FEATURES, calibrated
 from streams.documenter.graph import name_tokens
 from streams.vocabulary import expand_abbreviations, words
 
 
 @dataclass(frozen=True)
 class Features:
+    """One hit's relevance features (:data:`projections.index.scoring.FEATURES`)."""
+
     vector: float
     lexical: float
     name: float = 0.0
+    coverage: float = 0.0
     gap: float = 0.0
     support: float = 0.0
+    top: float = 0.0
 
-    def as_list(self) -> list[float]:
-        return [self.vector, self.lexical, self.name, self.gap, self.support]
+    def as_dict(self) -> dict[str, float]:
+        return {f: getattr(self, f) for f in FEATURES}
 
 
 @dataclass(frozen=True)
@@ -76,36 +82,69 @@ def name_match(terms: QueryTerms, name: frozenset[str]) -> float:
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
-def features(kind: Kind, query: str | Interpretation, hits: Sequence[Hit]) -> list[Features]:
-    """The features of each hit of one query, in order."""
-    terms = query_terms(query)
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def _tokens(text: str) -> set[str]:
+    return {singular(w) for w in _TOKEN.findall(text.lower()) if len(w) > 1 and w not in STOP}
+
+
+def term_coverage(query: str, texts: Sequence[str]) -> list[float]:
+    """For each text, the share of the query's words it contains, each word weighted by
+    its rarity among ``texts`` (``log(1 + (n + 1) / (df + 0.5))``): a word every
+    candidate has tells them apart less than one only the right one has, and a word no
+    candidate has lowers every candidate's coverage (the question asks for more than
+    is there)."""
+    wanted = _tokens(query)
+    if not wanted or not texts:
+        return [0.0] * len(texts)
+    have = [_tokens(t) & wanted for t in texts]
+    n = len(texts)
+    idf = {w: math.log(1 + (n + 1) / (sum(w in h for h in have) + 0.5)) for w in wanted}
+    total = sum(idf.values())
+    return [sum(idf[w] for w in h) / total for h in have]
+
+
+def features(
+    kind: Kind, query: str, hits: Sequence[Hit], meaning: Interpretation | None = None
+) -> list[Features]:
+    """The features of each hit of one query, in order (``meaning``: the query's
+    interpretation, when the caller has it already)."""
+    terms = query_terms(meaning or query)
     top = max((h.vector_score or 0.0 for h in hits), default=0.0)
+    best = max(hits, key=lambda h: h.vector_score or 0.0, default=None)
     per_document = Counter(h.object.document_id for h in hits)
+    coverage = term_coverage(query, [f"{h.object.title or ''} {h.object.text}" for h in hits])
     articles = kind == Kind.KB_CHUNK
     out = []
-    for h in hits:
+    for h, covered in zip(hits, coverage, strict=True):
         if h.vector_score is None:
             # No semantic evidence (the model is loading, or the object's vector has not
             # arrived): keyword evidence alone never makes a confident answer.
             out.append(Features(vector=0.0, lexical=h.lexical_score or 0.0))
             continue
         v = h.vector_score
+        on_top = best is not None and h.object.document_id == best.object.document_id
         out.append(
             Features(
                 vector=v,
                 lexical=h.lexical_score or 0.0,
                 name=name_match(terms, name_words(h, kind)),
+                coverage=covered,
                 gap=v - top if articles else 0.0,
                 support=per_document[h.object.document_id] / len(hits) if articles else 0.0,
+                top=float(on_top) if articles else 0.0,
             )
         )
     return out
 
 
-def ranked(kind: Kind, query: str | Interpretation, hits: Sequence[Hit]) -> list[tuple[Hit, float]]:
+def ranked(
+    kind: Kind, query: str, hits: Sequence[Hit], meaning: Interpretation | None = None
+) -> list[tuple[Hit, float]]:
     """``(hit, calibrated relevance)``, best first (ties keep the index's order)."""
     scored = [
-        (h, calibrated(kind.value, f.vector, f.lexical, f.name, f.gap, f.support))
-        for h, f in zip(hits, features(kind, query, hits), strict=True)
+        (h, calibrated(kind.value, f.as_dict()))
+        for h, f in zip(hits, features(kind, query, hits, meaning), strict=True)
     ]
     return sorted(scored, key=lambda hs: -hs[1])

@@ -18,16 +18,24 @@ Scores are in [0, 1] and mean the same on every adapter, so seed 002's
   (summaries, chunks whose embedding has not arrived) is scored on its lexical side
   alone so that it is not punished for what it cannot have.
 * **calibrated** (issue 7): what the API reports as ``relevance_score`` and ranks by.
-  A logistic map ``1 / (1 + exp(-(b0 + bv*vector + bl*lexical + bn*name + bg*gap)))``
-  fitted per kind on the labelled dev split (``make eval EVAL_ARGS=--fit`` writes
-  ``calibration.json``), so that 0.7 means "relevant with high precision". ``name``
-  is how much of the object's own name (a code symbol split into words, a table name
-  with its abbreviations spelled out) the query names; ``gap`` (help-desk articles
-  only) is how far the hit's similarity falls below the query's best one: it lowers
-  the runners-up, never the best hit, so a query nothing answers still scores low
-  everywhere; rescaling by the top hit would call every query covered. ``support``
-  (help-desk articles only) is the share of the candidates that are passages of the
-  hit's article: an article several passages of which match is more likely the answer.
+  A logistic map ``1 / (1 + exp(-(b0 + sum(b_f * f))))`` over the features ``f`` of
+  :data:`FEATURES`, fitted per kind on the labelled sets (``make eval EVAL_ARGS=--fit``
+  writes ``calibration.json``), so that 0.7 means "relevant with high precision".
+  ``name`` is how much of the object's own name (a code symbol split into words, a
+  table name with its abbreviations spelled out) the query names; ``coverage`` is the
+  share of the query's words the object's text contains, each weighted by how rare it
+  is among the query's candidates. Articles have three more: ``gap``, how far the hit's
+  similarity falls below the query's best one (it lowers the runners-up, never the
+  best hit, so a query nothing answers still scores low everywhere; rescaling by the
+  top hit would call every query covered); ``support``, the share of the candidates
+  that are passages of the hit's article (an article several passages of which match
+  is more likely the answer); and ``top``, 1 for the passages of the article holding
+  the most similar passage.
+  Tables and code are fitted for *ranking* first (a pairwise logistic regression:
+  which of two candidates of one query is the right one), then that ranking score is
+  mapped to a probability by a one-variable logistic fit; the product of the two is
+  stored as one set of weights. Articles are fitted pointwise, because what matters
+  there is the 0.7 threshold, not the order.
 """
 
 from __future__ import annotations
@@ -58,10 +66,10 @@ CANDIDATES_PER_SIDE = 4
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 """The fitted calibration (``make eval EVAL_ARGS=--fit`` writes it): per kind, the
 logistic weights of the relevance features, and what they were fitted on."""
-FEATURES = ("vector", "lexical", "name", "gap", "support")
-"""The relevance features of a hit, all computed from the hit and the query alone
-except ``gap``, the hit's vector score minus the best one of its query (<= 0), and
-``support``, the share of the query's candidates that come from the hit's document."""
+FEATURES = ("vector", "lexical", "name", "coverage", "gap", "support", "top")
+"""The relevance features of a hit (see the module docstring). ``vector``, ``lexical``
+and ``name`` depend on the hit and the query alone; the others on the query's other
+candidates too."""
 
 
 @functools.cache
@@ -108,24 +116,11 @@ def blend(vector: float | None, lexical: float | None, alpha: float = HYBRID_ALP
     return alpha * vector + (1 - alpha) * (lexical or 0.0)
 
 
-def calibrated(
-    kind: str,
-    vector: float | None,
-    lexical: float | None,
-    name: float = 0.0,
-    gap: float = 0.0,
-    support: float = 0.0,
-) -> float:
-    """The probability-like relevance of one hit from its features (:data:`FEATURES`)."""
+def calibrated(kind: str, features: Mapping[str, float]) -> float:
+    """The probability-like relevance of one hit from its features (:data:`FEATURES`;
+    a missing feature counts 0)."""
     w = calibration()[kind]
-    z = (
-        w["intercept"]
-        + w["vector"] * (vector or 0.0)
-        + w["lexical"] * (lexical or 0.0)
-        + w.get("name", 0.0) * name
-        + w.get("gap", 0.0) * gap
-        + w.get("support", 0.0) * support
-    )
+    z = w["intercept"] + sum(w.get(f, 0.0) * features.get(f, 0.0) for f in FEATURES)
     return 1.0 / (1.0 + math.exp(-z))
 
 

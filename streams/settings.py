@@ -45,6 +45,9 @@ class TribalSettings(BaseSettings):
     api_keys: dict[str, str] = Field(default_factory=dict)
     """Bearer API keys, each bound to one tenant: ``TRIBAL_API_KEYS='{"key": "tenant"}'``.
     Empty (embedded default): no authentication, loopback only, tenant ``default``."""
+    api_answer_cache_s: float = Field(default=1.0, ge=0)
+    """Seconds identical ``/v1/retrieve`` requests of one tenant share one answer (0: off).
+    New knowledge shows up at most this much later than it is projected."""
     worker_id: str = "tribal-worker"
     consumer_group: str = "tribal"
     commit_interval: float = Field(default=1.0, gt=0)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from api.services.answers import Answers
 from projections.index.port import SearchIndex
 from streams.embedder.model import Embedder
 from streams.settings import TribalSettings
@@ -22,16 +23,27 @@ class QueryEmbedder:
     Loading the model takes seconds, so :meth:`preload` starts it in the background
     when the API starts; until it is ready :attr:`ready` is False and callers that
     cannot wait (``/v1/retrieve``) degrade instead of blocking.
+
+    Queries that arrive while the model is busy are encoded together in the next batch
+    (at most :attr:`batch` at a time): on a CPU, one batch of 32 short questions costs
+    a few times one question, not 32 times.
     """
 
-    def __init__(self, embedder: Embedder, cache_size: int = 4096) -> None:
+    def __init__(self, embedder: Embedder, cache_size: int = 4096, batch: int = 16) -> None:
         self.embedder = embedder
         self.cache_size = cache_size
+        self.batch = batch
         self._cache: OrderedDict[str, tuple[float, ...]] = OrderedDict()
         self._loading: asyncio.Task[None] | None = None
+        self._waiting: dict[str, asyncio.Future[tuple[float, ...]]] = {}
+        self._wanted: dict[str, int] = {}
+        """Callers still waiting for each queued text; texts nobody waits for any more
+        are dropped from the queue rather than encoded."""
+        self._encoder: asyncio.Task[None] | None = None
         self.ready = False
         self.hits = 0
         self.misses = 0
+        self.batches = 0
 
     def preload(self) -> asyncio.Task[None]:
         """Load the model in a thread (idempotent); the task finishes when it is ready."""
@@ -54,18 +66,55 @@ class QueryEmbedder:
         return vector
 
     async def embed(self, text: str) -> tuple[float, ...]:
-        """The query's vector: from the cache, else computed in a worker thread."""
+        """The query's vector: from the cache, else from the next batch encoded."""
         vector = self.cached(text)
         if vector is not None:
             return vector
         self.misses += 1
-        vectors = await asyncio.to_thread(self.embedder.encode, [text])
-        vector = tuple(vectors[0])
-        self.ready = True
-        self._cache[text] = vector
-        if len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
-        return vector
+        waiting = self._waiting.get(text)
+        if waiting is None:
+            waiting = self._waiting[text] = asyncio.get_running_loop().create_future()
+            waiting.add_done_callback(_retrieved)
+            if self._encoder is None or self._encoder.done():
+                self._encoder = asyncio.create_task(self._encode_waiting())
+        self._wanted[text] = self._wanted.get(text, 0) + 1
+        try:  # shielded: a caller that gives up does not cancel the others' vector
+            return await asyncio.shield(waiting)
+        finally:
+            left = self._wanted.pop(text, 1) - 1
+            if left > 0:
+                self._wanted[text] = left
+
+    async def _encode_waiting(self) -> None:
+        """Encode what is waiting, a batch at a time, until nothing is."""
+        while self._waiting:
+            for text in [t for t in self._waiting if not self._wanted.get(t)]:
+                self._waiting.pop(text).cancel()  # every caller gave up
+            texts = list(self._waiting)[: self.batch]
+            if not texts:
+                break
+            futures = [self._waiting.pop(t) for t in texts]
+            self.batches += 1
+            try:
+                vectors = await asyncio.to_thread(self.embedder.encode, texts)
+            except Exception as exc:
+                for f in futures:
+                    if not f.done():
+                        f.set_exception(exc)
+                continue
+            self.ready = True
+            for text, vector, f in zip(texts, vectors, futures, strict=True):
+                self._cache[text] = tuple(vector)
+                if len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+                if not f.done():
+                    f.set_result(self._cache[text])
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a failed encode as seen: every caller waiting for it may have given up."""
+    if not future.cancelled():
+        future.exception()
 
 
 @dataclass
@@ -78,6 +127,11 @@ class ServiceContext:
     embedder: QueryEmbedder | None = None
     ingestor: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
+    answers: Answers[Any] = field(init=False)
+    """Recent ``/v1/retrieve`` answers (``settings.api_answer_cache_s``)."""
+
+    def __post_init__(self) -> None:
+        self.answers = Answers(self.settings.api_answer_cache_s)
 
     async def vector(self, text: str) -> Sequence[float] | None:
         """The query vector, or None when no embedder is configured."""

@@ -42,6 +42,7 @@ from api.schemas.knowledge import (
     Source,
     fallback,
 )
+from api.services.answers import MAX_RUNNING, Answers
 from api.services.budget import clip
 from api.services.context import ServiceContext
 from api.services.relevance import ranked
@@ -116,19 +117,26 @@ def assess(
     return ("high" if exact else "medium"), gaps, [_source(h, s) for h, s in chosen]
 
 
-async def _retrieve(ctx: ServiceContext, req: RetrieveRequest, tenant: str) -> RetrieveResponse:
+async def _query_vector(ctx: ServiceContext, req: RetrieveRequest) -> tuple[Any, SearchMode]:
+    """The message's vector and the search mode it allows."""
+    if ctx.embedder is not None and (
+        ctx.embedder.ready or ctx.embedder.cached(req.message) is not None
+    ):
+        return await ctx.embedder.embed(req.message), SearchMode.HYBRID
+    return None, SearchMode.BM25  # the model is still loading: lexical, not a 5 s wait
+
+
+async def _retrieve(
+    ctx: ServiceContext,
+    req: RetrieveRequest,
+    tenant: str,
+    query: tuple[Any, SearchMode] | None = None,
+) -> RetrieveResponse:
     tenant = data_tenant(tenant)
     index = ctx.index
     if index is None:
         raise RuntimeError("no search index")
-    vector: Any = None
-    mode = SearchMode.HYBRID
-    if ctx.embedder is not None and (
-        ctx.embedder.ready or ctx.embedder.cached(req.message) is not None
-    ):
-        vector = await ctx.embedder.embed(req.message)
-    else:  # the model is still loading: lexical search rather than a 5 s wait
-        mode = SearchMode.BM25
+    vector, mode = query or await _query_vector(ctx, req)
     searches = [index.search(req.message, vector, Kind.KB_CHUNK, None, CANDIDATES, tenant, mode)]
     device = req.metadata.device_name
     if device or req.intent:
@@ -150,18 +158,62 @@ async def _retrieve(ctx: ServiceContext, req: RetrieveRequest, tenant: str) -> R
     return RetrieveResponse(sources_consulted=sources, coverage=coverage, gaps=gaps)
 
 
+class _Throttled:
+    """A warning logged at most once per ``every_s``, with how many were held back."""
+
+    def __init__(self, every_s: float = 5.0) -> None:
+        self.every_s = every_s
+        self._last = -every_s
+        self._held = 0
+
+    def warning(self, msg: str, *args: object) -> None:
+        now = time.monotonic()
+        if now - self._last < self.every_s:
+            self._held += 1
+            return
+        held, self._held, self._last = self._held, 0, now
+        suffix = f" (and {held} more like it in the last {self.every_s:.0f} s)" if held else ""
+        log.warning(msg + suffix, *args)
+
+
+_over_budget = _Throttled()
+_failed = _Throttled()
+
+
 async def retrieve_knowledge(
     ctx: ServiceContext, req: RetrieveRequest, tenant: str, budget_s: float = BUDGET_S
 ) -> RetrieveResponse:
     """Seed 002's ``retrieve_knowledge``; never raises, answers within ``budget_s``."""
     t0 = time.perf_counter()
-    try:
-        out = await asyncio.wait_for(_retrieve(ctx, req, tenant), budget_s)
-    except TimeoutError:
-        log.warning("retrieve_knowledge: over the %.0f ms budget", budget_s * 1000)
-        return fallback()
-    except Exception as exc:  # seed 002: degrade, never fail
-        log.warning("retrieve_knowledge: %s: %s", type(exc).__name__, exc)
-        return fallback()
-    out.retrieval_time_ms = max(1, round((time.perf_counter() - t0) * 1000))
-    return out
+    answers: Answers[RetrieveResponse] = ctx.answers
+    key = (tenant, req.model_dump_json())
+    out = answers.get(key)
+    if out is not None and answers.stale(key):
+        answers.start(key, lambda: _retrieve(ctx, req, tenant))  # refresh ahead
+    if out is None:
+        # Waiting for the query vector is cancelled with the budget (the question leaves
+        # the embedding queue); the search, once started, is not (see Answers).
+        try:
+            query = await asyncio.wait_for(_query_vector(ctx, req), budget_s)
+        except TimeoutError:
+            _over_budget.warning("retrieve_knowledge: over the %.0f ms budget", budget_s * 1000)
+            return fallback()
+        except Exception as exc:  # seed 002: degrade, never fail
+            _failed.warning("retrieve_knowledge: %s: %s", type(exc).__name__, exc)
+            return fallback()
+        remaining = max(0.0, budget_s - (time.perf_counter() - t0))
+        task = answers.start(key, lambda: _retrieve(ctx, req, tenant, query))
+        if task is None:
+            _over_budget.warning("retrieve_knowledge: %d retrievals running, shed", MAX_RUNNING)
+            return fallback()
+        done, _ = await asyncio.wait({task}, timeout=remaining)
+        if not done:
+            _over_budget.warning("retrieve_knowledge: over the %.0f ms budget", budget_s * 1000)
+            return fallback()
+        error = task.exception()
+        if error is not None:  # seed 002: degrade, never fail
+            _failed.warning("retrieve_knowledge: %s: %s", type(error).__name__, error)
+            return fallback()
+        out = task.result()
+    elapsed = max(1, round((time.perf_counter() - t0) * 1000))
+    return out.model_copy(update={"retrieval_time_ms": elapsed})

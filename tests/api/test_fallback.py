@@ -22,7 +22,8 @@ FALLBACK = {
     "gaps": ["Knowledge retrieval unavailable"],
     "retrieval_time_ms": 0,
 }
-BODY = {"intent": "not_hashing", "message": "Apollo II shows 0 H/s",
+MESSAGE = "Apollo II shows 0 H/s"
+BODY = {"intent": "not_hashing", "message": MESSAGE,
         "metadata": {"product": "Apollo II"}}  # fmt: skip
 AUTH = {"Authorization": "Bearer key-default"}
 
@@ -39,11 +40,11 @@ async def context(
     await index.close()
 
 
-async def post(ctx: ServiceContext) -> httpx.Response:
+async def post(ctx: ServiceContext, message: str = MESSAGE) -> httpx.Response:
     app = create_app(ctx.settings, context=ctx)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://api", headers=AUTH) as c:
-        return await c.post("/v1/retrieve", json=BODY)
+        return await c.post("/v1/retrieve", json={**BODY, "message": message})
 
 
 async def test_index_stopped_mid_test_answers_the_fallback_with_200(
@@ -54,9 +55,19 @@ async def test_index_stopped_mid_test_answers_the_fallback_with_200(
     assert before.json()["sources_consulted"]
     assert context.index is not None
     await context.index.close()  # the index backend goes away
-    after = await post(context)
+    after = await post(context, "Apollo II hashrate dropped to zero")
     assert after.status_code == 200
     assert after.json() == FALLBACK
+
+
+async def test_an_answer_given_before_the_index_stopped_is_served_until_it_expires(
+    context: ServiceContext,
+) -> None:
+    before = (await post(context)).json()
+    assert context.index is not None
+    await context.index.close()
+    again = (await post(context)).json()  # within api_answer_cache_s (1 s)
+    assert again["sources_consulted"] == before["sources_consulted"]
 
 
 async def test_dead_postgres_answers_the_fallback(demo: Demo, context: ServiceContext) -> None:

@@ -94,11 +94,43 @@ def _table(title: str, section: str, systems: dict[str, Any], metrics: tuple[str
     return t
 
 
+HELD_OUT = (("TableDoc", "tables", RANKING), ("CodeChunk", "code", RANKING),
+            ("KbChunk", "knowledge", KNOWLEDGE[:2]))  # fmt: skip
+"""Calibration kind, report section and the metrics its held-out estimate has."""
+
+
+def held_out_rows(report: dict[str, Any]) -> list[tuple[str, str, str, float | None, float | None]]:
+    """(section, split, metric, in-sample hybrid, leave-one-query-out) for every
+    metric the calibration fit estimated on held-out queries."""
+    rows = []
+    fits = report.get("calibration_fit", {})
+    for kind, section, metrics in HELD_OUT:
+        estimate = fits.get(kind, {}).get("held_out")
+        if not estimate:
+            continue
+        for split in SPLITS:
+            for metric in metrics:
+                mine = report.get(section, {}).get("hybrid", {}).get(split, {}).get(metric)
+                rows.append((section, split, metric, mine, estimate.get(split, {}).get(metric)))
+    return rows
+
+
 def render(report: dict[str, Any], console: Console) -> None:
     for section, title, metrics in SECTIONS:
         systems = report.get(section, {})
         if systems.get("hybrid") and systems["hybrid"]["all"].get("n"):
             console.print(_table(title, section, systems, metrics))
+    rows = held_out_rows(report)
+    if rows:
+        t = Table(title="held out: each query ranked by weights fitted without it",
+                  title_justify="left")  # fmt: skip
+        for column in ("tool", "split", "metric"):
+            t.add_column(column)
+        for column in ("fitted on all", "held out"):
+            t.add_column(column, justify="right")
+        for section, split, metric, mine, out in rows:
+            t.add_row(section, split, metric, _fmt(mine), _fmt(out))
+        console.print(t)
     joins = report["joins"]
     console.print(f"get_join_path: exact hop count {joins['exact']:.3f} on {joins['n']} pairs")
     for w in joins["wrong"]:
@@ -124,6 +156,11 @@ def markdown(report: dict[str, Any]) -> str:
     joins = report["joins"]
     lines.append(f"| joins | all ({joins['n']}) | exact hop count | **{joins['exact']:.3f}** "
                  "| | | = 1.00 |")  # fmt: skip
+    rows = held_out_rows(report)
+    if rows:
+        lines += ["", "| tool | split | metric | fitted on all queries | held out |",
+                  "|---|---|---|---:|---:|"]  # fmt: skip
+        lines += [f"| {s} | {sp} | {m} | {_fmt(a)} | {_fmt(b)} |" for s, sp, m, a, b in rows]
     return "\n".join(lines) + "\n"
 
 

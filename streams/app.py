@@ -119,7 +119,9 @@ def _wire(app: faust.App, spec: AgentSpec, serde: EventSerde, settings: TribalSe
             # Delivery is not awaited on purpose: Faust flushes the producer before it
             # commits an offset, which is what at-least-once needs, without a round
             # trip per record.
-            await app.producer.send(record.topic, record.key, record.value, None, None, headers)
+            await app.producer.send(
+                record.topic, record.key, record.value, record.partition, None, headers
+            )
             EVENTS_EMITTED.labels(topic=record.topic).inc()
 
     # Plain coroutines, not async generators: Faust "slurps" whatever an agent

@@ -31,11 +31,15 @@ MAX_ERROR_MESSAGE = 2_000
 
 @dataclass(frozen=True)
 class Emit:
-    """One derived event for a topic (short name, e.g. ``"chunks"``) under a key."""
+    """One derived event for a topic (short name, e.g. ``"chunks"``) under a key.
+
+    ``partition``: a partition chosen explicitly rather than by the key (a broadcast
+    sends one copy to each partition)."""
 
     topic: str
     key: str
     event: Event
+    partition: int | None = None
 
 
 Processor = Callable[[Event], Iterable[Emit] | Awaitable[Iterable[Emit]]]
@@ -52,6 +56,7 @@ class Record:
     topic: str
     key: bytes | None
     value: bytes
+    partition: int | None = None
 
 
 @dataclass(frozen=True)
@@ -149,7 +154,7 @@ class Handler:
 
     def _encode(self, emit: Emit) -> Record:
         full = topic(emit.topic, self.settings)
-        return Record(full, emit.key.encode(), self.serde.encode(emit.event, full))
+        return Record(full, emit.key.encode(), self.serde.encode(emit.event, full), emit.partition)
 
     def _dead(self, rec: Incoming, exc: BaseException) -> Record:
         if isinstance(exc, DecodeError | ProcessingError):

@@ -83,7 +83,9 @@ def wire_lane(
     )  # fmt: skip
 
     async def send(record: Record) -> None:
-        await app.producer.send(record.topic, record.key, record.value, None, None, None)
+        await app.producer.send(
+            record.topic, record.key, record.value, record.partition, None, None
+        )
 
     def dead(m: Any, code: str, message: str) -> Record:
         return dead_letter_record(

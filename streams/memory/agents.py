@@ -70,7 +70,7 @@ def memory_agents(
     specs = [
         AgentSpec(
             name="episoder", source="memory.turns",
-            processor=Episoder(model, config.embedding_enabled),
+            processor=Episoder(model, config.embedding_enabled, episode_partitions=parts),
             accepts=(TurnRecorded, SystemEventRecorded, MemoryForgotten), batch=EPISODER_BATCH,
         )
     ]  # fmt: skip
@@ -117,7 +117,9 @@ def wire_memory_lane(
     lane.serde, lane.reader = serde, reader
 
     async def send(record: Record) -> None:
-        await app.producer.send(record.topic, record.key, record.value, None, None, None)
+        await app.producer.send(
+            record.topic, record.key, record.value, record.partition, None, None
+        )
 
     async def agent(stream: Any) -> None:
         size, within = spec.batch or LANE_BATCH
@@ -139,7 +141,8 @@ def wire_memory_lane(
                 continue
             for emit in emits:
                 full = topic(emit.topic, settings)
-                await send(Record(full, emit.key.encode(), serde.encode(emit.event, full)))
+                value = serde.encode(emit.event, full)
+                await send(Record(full, emit.key.encode(), value, emit.partition))
 
     agent.__name__ = agent.__qualname__ = spec.name
     source = app.topic(

@@ -72,9 +72,20 @@ def episode_of(
 class Episoder:
     """The ``episoder`` agent's batch processor: one model call per batch."""
 
-    def __init__(self, model: Embedder | None, embedding_enabled: bool = True) -> None:
+    def __init__(
+        self, model: Embedder | None, embedding_enabled: bool = True, episode_partitions: int = 1
+    ) -> None:
         self.model = model
         self.embedding_enabled = embedding_enabled and model is not None
+        self.episode_partitions = episode_partitions
+
+    def forgotten(self, event: MemoryForgotten) -> list[Emit]:
+        """A forget for ``memory.episodes``: under its group's key, or, for a whole
+        tenant (whose groups live on every partition), one copy on each partition so
+        that every worker's lanes hear of it in their partitions' order."""
+        if event.scope != "tenant":
+            return [Emit(EPISODES, event.group_id, event)]
+        return [Emit(EPISODES, event.group_id, event, p) for p in range(self.episode_partitions)]
 
     async def _embed(self, texts: list[str]) -> list[list[float] | str]:
         """A vector or the reason there is none, per text."""
@@ -95,7 +106,7 @@ class Episoder:
         summarizer forget the group's state where its episodes stop."""
         sources = [e for e in events if isinstance(e, TurnRecorded | SystemEventRecorded)]
         if not sources:
-            return [Emit(EPISODES, e.group_id, e) for e in events if isinstance(e, MemoryForgotten)]
+            return [f for e in events if isinstance(e, MemoryForgotten) for f in self.forgotten(e)]
         started = time.perf_counter()
         contents = [turn_content(e) if isinstance(e, TurnRecorded) else e.content for e in sources]
         vectors = dict(zip(map(id, sources), await self._embed(contents), strict=True))
@@ -103,7 +114,7 @@ class Episoder:
         out: list[Emit] = []
         for event in events:
             if isinstance(event, MemoryForgotten):
-                out.append(Emit(EPISODES, event.group_id, event))
+                out.extend(self.forgotten(event))
                 continue
             if not isinstance(event, TurnRecorded | SystemEventRecorded):
                 continue

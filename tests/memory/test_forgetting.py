@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from events.facts import EntitiesExtracted
 from events.memory import EpisodeRecorded, MemoryForgotten
+from streams.memory.episoder import Episoder
 from tests.memory.helpers import conversation, memory
 
 A, A2, B = "acme:s1", "acme:s2", "globex:s1"
@@ -57,3 +58,18 @@ async def test_forgetting_one_group_keeps_the_others_and_a_tenant_forget_takes_a
         await lane.process_events([tenant])
         assert [g for g in lane.groups() if g.startswith("acme:")] == []
     assert B in m.extractor.groups()
+
+
+async def test_a_tenant_forget_reaches_every_partition_of_the_episodes_topic() -> None:
+    """A tenant's groups are spread over every partition of ``memory.episodes``, each
+    partition maybe owned by another worker: each partition gets its own copy, in its
+    order; a one-group forget stays on its group's partition."""
+    episoder = Episoder(None, embedding_enabled=False, episode_partitions=4)
+    tenant = MemoryForgotten(group_id="acme:_tenant", scope="tenant")
+    copies = await episoder([tenant])
+    assert [(e.topic, e.partition, e.event) for e in copies] == [
+        ("memory.episodes", p, tenant) for p in range(4)
+    ]
+    group = MemoryForgotten(group_id=A)
+    [one] = await episoder([group])
+    assert (one.key, one.partition) == (A, None)

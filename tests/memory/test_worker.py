@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from events.facts import EntitiesExtracted
-from events.memory import EpisodeRecorded, SummaryCreated, episode_id_for
+from events.memory import EpisodeRecorded, MemoryForgotten, SummaryCreated, episode_id_for
 from streams.memory.config import MemoryIngestionConfig
+from streams.topics import TOPICS_BY_NAME
 from tests.harness import Broker
 from tests.harness.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings
 from tests.memory.helpers import GAZETTEER, conversation, memory
@@ -99,3 +100,33 @@ async def test_sigkill_mid_conversation_loses_and_duplicates_nothing(
     by_id = {s.summary_id: s.content for s in summaries}
     assert by_id == {s.summary_id: s.content for s in ref_summaries}
     assert await pipeline.read_all("deadletter") == []
+
+
+async def test_a_tenant_forget_reaches_every_partition_of_the_episodes_through_a_worker(
+    pipeline: Pipeline, tmp_path: Path
+) -> None:
+    """Every worker owning a partition of ``memory.episodes`` must hear of it: the
+    worker produces one copy to each partition."""
+    await pipeline.create_topics()
+    groups = [f"acme:support-{i}" for i in range(8)]
+    turns = [t for g in groups for t in conversation(g, limit=3)]
+    forget = MemoryForgotten(group_id="acme:_tenant", scope="tenant")
+    await pipeline.produce(
+        "memory.turns", [(t.group_id, t) for t in turns] + [(forget.group_id, forget)]
+    )
+    parts = TOPICS_BY_NAME["memory.episodes"].partition_count(pipeline.settings)
+    with WorkerProcess(pipeline.settings, tmp_path / "worker.log") as worker:
+
+        async def everywhere() -> bool:
+            assert worker.proc is not None
+            assert worker.proc.poll() is None, worker.log()
+            records = await pipeline.read_all("memory.episodes", idle_ms=200)
+            decoded = [(m.partition, pipeline.serde.decode(m.value)) for m in records]
+            forgets = [p for p, e in decoded if isinstance(e, MemoryForgotten)]
+            return set(forgets) == set(range(parts))
+
+        await eventually(everywhere, timeout=120, interval=1.0)
+    records = await pipeline.read_all("memory.episodes")
+    forgets = [m.partition for m in records
+               if isinstance(pipeline.serde.decode(m.value), MemoryForgotten)]  # fmt: skip
+    assert sorted(forgets) == list(range(parts))  # one copy each, none twice

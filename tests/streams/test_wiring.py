@@ -155,3 +155,17 @@ async def test_a_poison_event_in_a_batch_costs_only_itself(serde: EventSerde) ->
     assert [d.origin_offset for d in dead] == [1]
     assert "cannot embed kb-1" in dead[0].error_message
     assert sum(r.topic == "tribal.chunks" for r in records) == 2
+
+
+async def test_an_emit_with_an_explicit_partition_keeps_it_for_the_producer(
+    serde: EventSerde,
+) -> None:
+    def broadcast(event: Event) -> Iterable[Emit]:
+        return [Emit("chunks", "all", DocumentRetracted(document_id="kb:x"), p) for p in (0, 1)]
+
+    value = serde.encode(kb_article(7), SOURCE)
+    records = await _handler(serde, broadcast).handle(SOURCE, 0, 1, b"kb-7", value)
+    assert [(r.topic, r.key, r.partition) for r in records] == [
+        ("tribal.chunks", b"all", 0),
+        ("tribal.chunks", b"all", 1),
+    ]

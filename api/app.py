@@ -27,9 +27,10 @@ from events.registry import registry_from_settings
 from events.serde import EventSerde
 from events.sources.sink import KafkaSink
 from events.sources.turns import MemoryIngestor
+from projections.health import HealthBoard, stuck_stages
 from projections.lag import projection_lags
 from projections.registry import projections_for
-from streams.observability.metrics import PROJECTION_LAG
+from streams.observability.metrics import PROJECTION_LAG, STAGE_STUCK
 from streams.settings import TribalSettings, get_settings
 
 VERSION = "0.1.0"
@@ -94,6 +95,8 @@ def create_app(
             except Exception as exc:  # the API serves without lag figures
                 log.warning("projection lag unavailable: %s", exc)
         state["projections"] = lagged
+        if settings.postgres_dsn:
+            state["health"] = HealthBoard(settings.postgres_dsn)
         try:
             # The MCP session manager's task group must live inside the app's lifespan.
             async with mcp.session_manager.run():
@@ -107,23 +110,49 @@ def create_app(
                 await sink.stop()
             for projection in lagged:
                 await projection.close()
+            board = state.pop("health", None)
+            if board is not None:
+                await board.close()
 
     async def healthz(request: Request) -> JSONResponse:
         checks: dict[str, Any] = {}
         if settings.kafka_bootstrap:
             first = settings.kafka_bootstrap.split(",")[0]
             checks["kafka"] = "ok" if await _tcp_ok(first) else "unreachable"
-        ok = all(v == "ok" for v in checks.values())
+        reachable = all(v == "ok" for v in checks.values())
         lags = await _lags()
+        stuck = await _stuck()
+        stuck_names = {s["stage"] for s in stuck}
         body = {
-            "status": "ok" if ok else "degraded",
+            # A stuck stage leaves the API able to answer (200), but not healthy.
+            "status": "ok" if reachable and not stuck else "degraded",
             "version": VERSION,
             "mode": settings.mode,
             "uptime_s": round(time.time() - started, 3),
             "checks": checks,
-            "projections": {name: {"lag_messages": n} for name, n in lags.items()},
+            "projections": {
+                name: {"lag_messages": n, "status": "stuck" if name in stuck_names else "ok"}
+                for name, n in lags.items()
+            },
+            "stuck": stuck,
         }
-        return JSONResponse(body, status_code=200 if ok else 503)
+        return JSONResponse(body, status_code=200 if reachable else 503)
+
+    async def _stuck() -> list[dict[str, Any]]:
+        """Stages that have work and do not advance, from the runners' own reports."""
+        board: HealthBoard | None = state.get("health")
+        if board is None:
+            return []
+        try:
+            reports = await asyncio.wait_for(board.read(), 2.0)
+        except Exception as exc:  # the store is down: the stages cannot advance either
+            log.warning("cannot read stage health: %s", exc)
+            return [{"stage": "store", "stuck": True, "last_error": f"unreachable: {exc}"}]
+        found = stuck_stages(reports, settings.stuck_after_s)
+        names = {s["stage"] for s in found}
+        for report in reports:
+            STAGE_STUCK.labels(stage=report.stage).set(1 if report.stage in names else 0)
+        return found
 
     async def _lags() -> dict[str, int]:
         projections = state.get("projections") or []
@@ -145,6 +174,7 @@ def create_app(
         from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
         await _lags()
+        await _stuck()
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     routes = [

@@ -221,8 +221,15 @@ def status(
     for t in snapshot["topics"]:
         topics.add_row(t["topic"], str(t["partitions"]), str(t["records"]))
     console.print(topics)
+    stuck = {s["stage"]: s for s in snapshot.get("stuck", [])}
     for name, lag in snapshot.get("projections", {}).items():
         console.print(f"projection [bold]{name}[/]: {lag['lag_messages']} behind")
+    for name, s in stuck.items():
+        console.print(
+            f"[bold red]STUCK[/] {name}: {s.get('topic')}[{s.get('partition')}] at offset "
+            f"{s.get('offset')}, no progress for {s.get('stalled_s', 0)} s; last error: "
+            f"{s.get('last_error') or 'none (still running)'}"
+        )
     dead = snapshot.get("deadletters")
     if dead is not None:
         console.print(f"dead letters: {dead['total']} {dead['by_code']}")

@@ -137,6 +137,7 @@ async def gather_status(settings: TribalSettings) -> dict[str, Any]:
     """Topics, projection lag, dead letters, index sizes: one snapshot."""
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
+    from projections.health import HealthBoard, stuck_stages
     from projections.lag import projection_lags
     from projections.registry import projections_for
     from streams.topics import TOPICS
@@ -165,6 +166,11 @@ async def gather_status(settings: TribalSettings) -> dict[str, Any]:
                 await p.setup()
             lags = await projection_lags(settings, projections)
             out["projections"] = {lag.name: {"lag_messages": lag.messages} for lag in lags}
+            board = HealthBoard(settings.postgres_dsn)
+            try:
+                out["stuck"] = stuck_stages(await board.read(), settings.stuck_after_s)
+            finally:
+                await board.close()
             for p in projections:
                 if p.name == "deadletters":
                     out["deadletters"] = await p.summary(last=5)  # type: ignore[attr-defined]

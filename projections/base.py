@@ -45,6 +45,14 @@ class Projection(Protocol):
         """
         ...
 
+    async def skip(self, topic: str, partition: int, offset: int) -> None:
+        """Record ``offset`` as handled without writing anything else.
+
+        For a record dead-lettered instead of applied: the store's position moves past
+        it, so a restart neither retries it nor counts it as lag.
+        """
+        ...
+
     async def close(self) -> None:
         """Release connections."""
         ...
@@ -70,3 +78,13 @@ def check_no_gap(stored: dict[TopicPartitionKey, int], batch: Sequence[Applied])
             raise RewindNeededError(
                 f"{key[0]}[{key[1]}] batch starts at {offset}, store is at {position}"
             )
+
+
+def is_next(stored: int | None, topic: str, partition: int, offset: int) -> bool:
+    """Whether ``offset`` is the store's next one on its partition (``False``: already
+    applied); raises :class:`RewindNeededError` if records before it were never seen."""
+    if stored is not None and offset < stored:
+        return False
+    if stored is not None and offset > stored:
+        raise RewindNeededError(f"{topic}[{partition}] skip of {offset}, store is at {stored}")
+    return True

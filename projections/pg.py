@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from events.base import Event
-from projections.base import Applied, TopicPartitionKey, check_no_gap
+from projections.base import Applied, TopicPartitionKey, check_no_gap, is_next
 
 H = TypeVar("H", bound=Callable[..., Awaitable[None]])
 
@@ -117,6 +117,29 @@ class PgProjection:
                 )
         self._positions.update(nexts)
         return applied_count
+
+    async def skip(self, topic: str, partition: int, offset: int) -> None:
+        async with self.pool.acquire() as conn, conn.transaction():
+            stored = await conn.fetchval(
+                f'SELECT next_offset FROM "{self.schema}".projection_offsets '
+                "WHERE projection = $1 AND topic = $2 AND partition = $3 FOR UPDATE",
+                self.name,
+                topic,
+                partition,
+            )
+            if not is_next(stored, topic, partition, offset):
+                return
+            await conn.execute(
+                f'INSERT INTO "{self.schema}".projection_offsets '
+                "(projection, topic, partition, next_offset) VALUES ($1, $2, $3, $4) "
+                "ON CONFLICT (projection, topic, partition) DO UPDATE "
+                "SET next_offset = EXCLUDED.next_offset, applied_at = now()",
+                self.name,
+                topic,
+                partition,
+                offset + 1,
+            )
+        self._positions[(topic, partition)] = offset + 1
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - one entry per event type, lives with the class
     def _handler_for(self, event_type: type[Event]) -> Any:

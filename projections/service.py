@@ -9,6 +9,7 @@ import signal
 
 from events.registry import registry_from_settings
 from events.serde import EventSerde
+from projections.health import HealthBoard
 from projections.registry import projections_for
 from projections.runner import ProjectionRunner
 from streams.observability.metrics import serve_metrics_if_configured
@@ -25,7 +26,10 @@ async def run_projections(
     configure_tracing("tribal-projections")
     serve_metrics_if_configured()
     serde = EventSerde(registry_from_settings(settings))
-    runners = [ProjectionRunner(p, settings, serde) for p in projections_for(settings, names)]
+    runners = [
+        ProjectionRunner(p, settings, serde, health=HealthBoard(settings.postgres_dsn))
+        for p in projections_for(settings, names)
+    ]
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

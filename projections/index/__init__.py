@@ -33,7 +33,10 @@ def index_from_settings(settings: TribalSettings, dims: int = 384) -> SearchInde
         from projections.index.weaviate import WeaviateIndex
 
         return WeaviateIndex.from_url(
-            settings.weaviate_url, settings.weaviate_grpc_port, model=settings.embedding_model
+            settings.weaviate_url,
+            settings.weaviate_grpc_port,
+            model=settings.embedding_model,
+            dims=dims,
         )
     if not settings.postgres_dsn:
         raise ValueError("the search index needs TRIBAL_POSTGRES_DSN or TRIBAL_WEAVIATE_URL")

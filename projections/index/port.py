@@ -22,6 +22,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
 
+from streams.failures import BadRecordError
+
 
 class Kind(StrEnum):
     """A collection of the index. Memory kinds are isolated per tenant."""
@@ -54,6 +56,12 @@ class SearchIndexError(Exception):
 
 class MissingTenantError(SearchIndexError, ValueError):
     """A memory kind was queried or written without a tenant scope."""
+
+
+class InvalidVectorError(SearchIndexError, BadRecordError):
+    """A vector the generation cannot hold (another length than its model's)."""
+
+    code = "INVALID_VECTOR"
 
 
 class IndexWriteError(SearchIndexError, RuntimeError):

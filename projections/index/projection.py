@@ -26,7 +26,7 @@ from events.chunks import ChunksEmbedded, DocumentRetracted
 from events.documents import TableDocumented, table_document_id
 from events.memory import EpisodeRecorded, MemoryForgotten, SummaryCreated
 from events.schema import TableDropped
-from projections.base import Applied, check_no_gap
+from projections.base import Applied, check_no_gap, is_next
 from projections.index.batching import ChunkedRun, plan
 from projections.index.documents import episode_object, summary_object, table_object
 from projections.index.port import Positions, SearchIndex
@@ -101,6 +101,12 @@ class IndexProjection:
                 nexts[key] = max(nexts.get(key, 0), applied.offset + 1)
             await self.index.record_positions(self.name, nexts)
         return len(fresh)
+
+    async def skip(self, topic: str, partition: int, offset: int) -> None:
+        async with self.index.transaction():
+            done = await self.index.positions(self.name)
+            if is_next(done.get((topic, partition)), topic, partition, offset):
+                await self.index.record_positions(self.name, {(topic, partition): offset + 1})
 
     async def close(self) -> None:
         await self.index.close()

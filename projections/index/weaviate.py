@@ -32,6 +32,7 @@ from projections.index.port import (
     Hit,
     IndexedObject,
     IndexWriteError,
+    InvalidVectorError,
     Kind,
     MissingTenantError,
     Positions,
@@ -67,10 +68,14 @@ class WeaviateIndex:
         prefix: str = "Tribal",
         model: str | None = None,
         generation: str | None = None,
+        dims: int = 384,
     ) -> None:
         self.endpoint = (http_host, http_port, grpc_host, grpc_port)
         self.prefix = prefix
         self.model = model
+        self.dims = dims
+        """Every vector's length. Weaviate takes the first vector's length for a tenant's
+        index, so one wrong vector written first would refuse all the right ones."""
         self.generation = generation
         """``None``: the live generation, through aliases; else a concrete shadow."""
         self.client: Any = None
@@ -155,6 +160,10 @@ class WeaviateIndex:
     def _accepts(self, vector: Sequence[float] | None, model: str | None) -> bool:
         if vector is None or model is None:
             return False
+        if len(vector) != self.dims:
+            raise InvalidVectorError(
+                f"a vector of {len(vector)} dimensions; this index holds {self.dims}"
+            )
         if self.model is None:
             self.model = model
         return model == self.model
@@ -305,6 +314,7 @@ class WeaviateIndex:
             prefix=self.prefix,
             model=model or self.model,
             generation=f"v{int(live.lstrip('v')) + 1}",
+            dims=self.dims,
         )
         await shadow._connect()
         await shadow.drop()  # leftovers of an interrupted rebuild

@@ -65,6 +65,15 @@ PROJECTION_LAG = Gauge(
     ["projection"],
     multiprocess_mode="livemax",
 )
+STAGE_STUCK = Gauge(
+    "tribal_stage_stuck",
+    "1 while a stage has work and has not advanced for TRIBAL_STUCK_AFTER_S",
+    ["stage"],
+    multiprocess_mode="livemax",
+)
+STAGE_FAILURES = Counter(
+    "tribal_stage_failures", "Failed applies of a projection by kind", ["stage", "kind"]
+)
 API_LATENCY = Histogram(
     "tribal_api_latency_milliseconds",
     "HTTP request latency",

@@ -105,6 +105,7 @@ class ProjectionRunner:
         self._attempts: dict[tuple[str, int, int], int] = {}
         self._last_error: _LastError | None = None
         self._reporter: asyncio.Task[None] | None = None
+        self._applying_since: float | None = None
 
     def _partitions(self) -> list[TopicPartition]:
         tps = []
@@ -258,6 +259,7 @@ class ProjectionRunner:
 
     async def _apply(self, batch: list[Applied]) -> int:
         """Apply ``batch``; isolate and dead-letter what fails for a reason of its own."""
+        self._applying_since = time.monotonic()
         try:
             n = await self.projection.apply(batch)
         except RewindNeededError:
@@ -275,6 +277,8 @@ class ProjectionRunner:
                 mid = len(batch) // 2
                 return await self._apply(batch[:mid]) + await self._apply(batch[mid:])
             return await self._settle(first, exc, failure)
+        finally:
+            self._applying_since = None
         for a in batch:
             self._note_done(a.topic, a.partition, a.offset)
         return n
@@ -407,11 +411,14 @@ class ProjectionRunner:
         last = self._last_error
         if last is not None and self._done.get((last.topic, last.partition), 0) > last.offset:
             last = None  # that record is behind us now (applied or dead-lettered)
+        error = last.failure.message[:2000] if last else None
+        if error is None and stuck and self._applying_since is not None:
+            error = f"no error yet: one write has been waiting {now - self._applying_since:.0f} s"
         health = StageHealth(
             stage=self.projection.name,
             lag_messages=lag.messages,
             stuck=stuck,
-            last_error=last.failure.message[:2000] if last else None,
+            last_error=error,
             error_kind=last.failure.kind.value if last else None,
             reported_at=time.time(),
         )

@@ -14,9 +14,17 @@ data, so an unforeseen bug costs one record, never a stopped stream.
 
 from __future__ import annotations
 
+import asyncio
 import enum
+import logging
+import time
 import traceback
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class FailureKind(enum.StrEnum):
@@ -115,3 +123,40 @@ def _classify(exc: BaseException, lowered: str) -> tuple[FailureKind, str]:
     if any(word in lowered for word in _TRANSIENT_WORDS):
         return FailureKind.TRANSIENT, "STORE_UNAVAILABLE"
     return FailureKind.UNKNOWN, "PROCESSING_FAILED"
+
+
+async def with_retries(
+    call: Callable[[], Awaitable[T]],
+    *,
+    unknown_attempts: int,
+    transient_budget_s: float,
+    before_retry: Callable[[], None] | None = None,
+    first_delay_s: float = 0.2,
+) -> T:
+    """``await call()``, retrying what may pass on a second try.
+
+    Transient failures are retried with exponential backoff (capped at 10 s between
+    tries) for up to ``transient_budget_s``; unknown ones up to ``unknown_attempts``
+    tries in all; data failures never. The last failure is raised when retries end.
+    ``before_retry`` runs before each new try (a stateful caller drops its state).
+    """
+    delay = first_delay_s
+    started = time.monotonic()
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            return await call()
+        except Exception as exc:
+            kind = classify(exc).kind
+            if kind is FailureKind.DATA:
+                raise
+            if kind is FailureKind.UNKNOWN and tries >= unknown_attempts:
+                raise
+            if kind is FailureKind.TRANSIENT and time.monotonic() - started > transient_budget_s:
+                raise
+            log.warning("retrying in %.1fs after a %s failure: %s", delay, kind, describe(exc))
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 10.0)
+        if before_retry is not None:
+            before_retry()

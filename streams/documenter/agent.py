@@ -7,8 +7,8 @@ restarts. Both agents dead-letter what they cannot handle, as
 
 from __future__ import annotations
 
+import functools
 import logging
-import traceback
 from functools import partial
 from typing import Any
 
@@ -21,6 +21,7 @@ from streams.documenter.documenter import Documenter, make_provider
 from streams.documenter.lane import LANE_TOPIC, DocumenterLane
 from streams.documenter.log import LogRecord, read_range
 from streams.documenter.state import lane_key
+from streams.failures import classify, with_retries
 from streams.llm import LLMProvider
 from streams.settings import TribalSettings
 from streams.topics import topic
@@ -112,13 +113,22 @@ def wire_lane(
         async for events in stream.take_events(size, within=within):
             messages = [e.message for e in events]
             records = [LogRecord(m.partition, m.offset, m.key, m.value) for m in messages]
+            partitions = sorted({r.partition for r in records})
             try:
-                emits, failures = await lane.handle(records)
+                # A retry rebuilds the lane's state from the log (forget) first.
+                emits, failures = await with_retries(
+                    functools.partial(lane.handle, records),
+                    unknown_attempts=settings.unknown_failure_attempts,
+                    transient_budget_s=settings.transient_retry_s,
+                    before_retry=functools.partial(lane.forget, partitions),
+                )
             except Exception as exc:  # a bug must not stop the lane; the log keeps all
-                lane.forget(sorted({r.partition for r in records}))
-                text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+                lane.forget(partitions)
+                failure = classify(exc)
                 for m in messages:
-                    await send(dead(m, "PROCESSING_FAILED", text))
+                    await send(
+                        dead(m, failure.code, f"{failure.kind.value} failure: {failure.message}")
+                    )
                 continue
             for emit in emits:
                 await send(

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
+import httpx
 import pytest
 
 from events.deadletter import DeadLettered
@@ -28,6 +29,7 @@ from projections.index.projection import IndexProjection
 from projections.index.weaviate import WeaviateIndex
 from projections.runner import ProjectionRunner
 from streams.failures import FailureKind, classify
+from tests.api.conftest import ThreadedServer
 from tests.harness.pipeline import Pipeline, eventually, isolated_settings
 from tests.projections.test_index_events import MODEL
 from tests.projections.test_runner import dead, fresh_database
@@ -148,14 +150,18 @@ async def test_a_restarted_runner_does_not_retry_what_it_dead_lettered(
     await idx.close()
 
 
-async def test_a_stage_blocked_by_its_store_turns_stuck_and_back_to_ok(
+async def test_healthz_turns_degraded_when_a_stage_is_stuck_and_ok_once_it_advances(
     postgres_dsn: str, kafka_bootstrap: str, tmp_path: Path
 ) -> None:
-    """A lock held on the dead-letter table blocks the projection's writes: the runner
-    reports itself stuck (stage, topic, partition, offset) within ``stuck_after_s``, and
-    healthy again once the lock is released and the record lands."""
+    """A lock held on the dead-letter table blocks the projection's writes: within
+    ``stuck_after_s`` the runner reports itself stuck, and ``/healthz`` answers
+    ``degraded`` naming the stage, topic, partition, offset and what it waits on;
+    ``/metrics`` has the stuck gauge. Once the lock is released the record lands and
+    health is ``ok`` again."""
     dsn = await fresh_database(postgres_dsn)
-    pipeline = Pipeline(isolated_settings(kafka_bootstrap, tmp_path, stuck_after_s=2.0))
+    pipeline = Pipeline(
+        isolated_settings(kafka_bootstrap, tmp_path, stuck_after_s=2.0, postgres_dsn=dsn)
+    )
     await pipeline.create_topics()
     projection = DeadLetterProjection(dsn, schema="tribal_ops")
     board = HealthBoard(dsn)
@@ -165,7 +171,11 @@ async def test_a_stage_blocked_by_its_store_turns_stuck_and_back_to_ok(
     task = asyncio.create_task(runner.run(stop))
     reader = HealthBoard(dsn)
     blocker = await asyncpg.connect(dsn)
+    api = ThreadedServer(pipeline.settings)
+    await asyncio.to_thread(api.__enter__)
+    client = httpx.AsyncClient(base_url=api.url, timeout=10)
     try:
+        assert (await client.get("/healthz")).json()["status"] == "ok"
         await pipeline.produce("deadletter", [("k0", dead(0))])
 
         async def landed(n: int) -> bool:
@@ -187,15 +197,31 @@ async def test_a_stage_blocked_by_its_store_turns_stuck_and_back_to_ok(
         assert report["partition"] is not None
         assert report["offset"] is not None
         assert report["lag_messages"] >= 1
+        assert "waiting" in report["last_error"]
+
+        health = (await client.get("/healthz")).json()
+        assert health["status"] == "degraded", health
+        [named] = health["stuck"]
+        assert {k: named[k] for k in ("stage", "topic", "partition", "offset")} == {
+            k: report[k] for k in ("stage", "topic", "partition", "offset")
+        }
+        assert named["last_error"]
+        assert health["projections"]["deadletters"]["status"] == "stuck"
+        metrics = (await client.get("/metrics")).text
+        assert 'tribal_stage_stuck{stage="deadletters"} 1.0' in metrics
 
         await lock.rollback()  # the operator's fix
 
         async def healthy() -> bool:
-            return not stuck_stages(await reader.read(), 2.0)
+            return bool((await client.get("/healthz")).json()["status"] == "ok")
 
         await eventually(healthy, timeout=30)
         await eventually(lambda: landed(2), timeout=30)
+        metrics = (await client.get("/metrics")).text
+        assert 'tribal_stage_stuck{stage="deadletters"} 0.0' in metrics
     finally:
+        await client.aclose()
+        await asyncio.to_thread(api.__exit__, None, None, None)
         await blocker.close()
         stop.set()
         await task

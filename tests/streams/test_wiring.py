@@ -169,3 +169,57 @@ async def test_an_emit_with_an_explicit_partition_keeps_it_for_the_producer(
         ("tribal.chunks", b"all", 0),
         ("tribal.chunks", b"all", 1),
     ]
+
+
+async def test_a_transient_failure_is_retried_and_the_record_is_not_dead_lettered(
+    serde: EventSerde,
+) -> None:
+    calls = 0
+
+    def flaky(event: Event) -> Iterable[Emit]:
+        nonlocal calls
+        calls += 1
+        if calls < 3:
+            raise ConnectionRefusedError(111, "the model server is restarting")
+        return chunk_kb_article(event)
+
+    value = serde.encode(kb_article(1), SOURCE)
+    [record] = await _handler(serde, flaky).handle(SOURCE, 0, 5, b"kb-1", value)
+    assert isinstance(serde.decode(record.value), DocumentChunked)
+    assert calls == 3
+
+
+async def test_a_data_failure_is_dead_lettered_at_once_with_its_own_code(
+    serde: EventSerde,
+) -> None:
+    from streams.failures import BadRecordError
+
+    calls = 0
+
+    def refuses(event: Event) -> Iterable[Emit]:
+        nonlocal calls
+        calls += 1
+        raise BadRecordError("the article is 40 MB of one line")
+
+    value = serde.encode(kb_article(1), SOURCE)
+    [record] = await _handler(serde, refuses).handle(SOURCE, 0, 5, b"kb-1", value)
+    dead = _dead(serde, record.value)
+    assert dead.error_code == "INVALID_RECORD"
+    assert "data failure" in dead.error_message
+    assert calls == 1
+
+
+async def test_an_unknown_failure_is_tried_a_bounded_number_of_times_then_dead_lettered(
+    serde: EventSerde,
+) -> None:
+    calls = 0
+
+    def broken(event: Event) -> Iterable[Emit]:
+        nonlocal calls
+        calls += 1
+        raise KeyError("surprise")
+
+    value = serde.encode(kb_article(1), SOURCE)
+    [record] = await _handler(serde, broken).handle(SOURCE, 0, 5, b"kb-1", value)
+    assert _dead(serde, record.value).error_code == "PROCESSING_FAILED"
+    assert calls == TribalSettings().unknown_failure_attempts

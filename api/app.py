@@ -31,7 +31,9 @@ from projections.health import HealthBoard, stuck_stages
 from projections.lag import projection_lags
 from projections.registry import projections_for
 from streams.observability.metrics import PROJECTION_LAG, STAGE_STUCK
+from streams.observability.progress import AGENT_SOURCES, ProgressTracker, group_progress
 from streams.settings import TribalSettings, get_settings
+from streams.topics import topic
 
 VERSION = "0.1.0"
 log = logging.getLogger(__name__)
@@ -60,6 +62,7 @@ def create_app(
 
     settings = settings or get_settings()
     started = time.time()
+    tracker = ProgressTracker()
     registry = registry_from_settings(settings)
     state: dict[str, Any] = {"ctx": context or ServiceContext(settings)}
 
@@ -122,6 +125,8 @@ def create_app(
         reachable = all(v == "ok" for v in checks.values())
         lags = await _lags()
         stuck = await _stuck()
+        agents = await _agents()
+        stuck += agents.pop("_stuck", [])
         stuck_names = {s["stage"] for s in stuck}
         body = {
             # A stuck stage leaves the API able to answer (200), but not healthy.
@@ -134,9 +139,46 @@ def create_app(
                 name: {"lag_messages": n, "status": "stuck" if name in stuck_names else "ok"}
                 for name, n in lags.items()
             },
+            "agents": agents,
             "stuck": stuck,
         }
         return JSONResponse(body, status_code=200 if reachable else 503)
+
+    async def _agents() -> dict[str, Any]:
+        """The agents' lag per source topic; a topic with work whose committed offsets
+        have not moved for ``stuck_after_s`` (between two calls) is stuck."""
+        if not settings.kafka_bootstrap:
+            return {}
+        try:
+            progress = await asyncio.wait_for(group_progress(settings, list(AGENT_SOURCES)), 2.0)
+        except Exception as exc:  # health must answer even when lag cannot be measured
+            log.warning("cannot measure the agents' lag: %s", exc)
+            return {}
+        stalled = tracker.observe(progress)
+        stuck: list[dict[str, Any]] = []
+        out: dict[str, Any] = {}
+        for short in AGENT_SOURCES:
+            full = topic(short, settings)
+            behind = sum(p.behind for (t, _), p in progress.items() if t == full)
+            worst = next((s for s in stalled if s.topic == full), None)
+            is_stuck = worst is not None and worst.seconds > settings.stuck_after_s
+            out[short] = {"lag_messages": behind, "status": "stuck" if is_stuck else "ok"}
+            STAGE_STUCK.labels(stage=f"agents:{short}").set(1 if is_stuck else 0)
+            if is_stuck and worst is not None:
+                stuck.append(
+                    {
+                        "stage": f"agents:{short}",
+                        "topic": full,
+                        "partition": worst.partition,
+                        "offset": worst.offset,
+                        "lag_messages": behind,
+                        "stalled_s": round(worst.seconds, 1),
+                        "last_error": "the agents' committed offset does not move: "
+                        "see the worker's log",
+                    }
+                )
+        out["_stuck"] = stuck
+        return out
 
     async def _stuck() -> list[dict[str, Any]]:
         """Stages that have work and do not advance, from the runners' own reports."""
@@ -175,6 +217,7 @@ def create_app(
 
         await _lags()
         await _stuck()
+        await _agents()
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     routes = [

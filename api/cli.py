@@ -221,6 +221,9 @@ def status(
     for t in snapshot["topics"]:
         topics.add_row(t["topic"], str(t["partitions"]), str(t["records"]))
     console.print(topics)
+    for short, lag in snapshot.get("agents", {}).items():
+        if lag["lag_messages"]:
+            console.print(f"agents on [bold]{short}[/]: {lag['lag_messages']} behind")
     stuck = {s["stage"]: s for s in snapshot.get("stuck", [])}
     for name, lag in snapshot.get("projections", {}).items():
         console.print(f"projection [bold]{name}[/]: {lag['lag_messages']} behind")

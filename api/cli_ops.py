@@ -140,7 +140,7 @@ async def gather_status(settings: TribalSettings) -> dict[str, Any]:
     from projections.health import HealthBoard, stuck_stages
     from projections.lag import projection_lags
     from projections.registry import projections_for
-    from streams.topics import TOPICS
+    from streams.topics import TOPICS, topic
 
     out: dict[str, Any] = {"kafka": settings.kafka_bootstrap}
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap)
@@ -159,6 +159,20 @@ async def gather_status(settings: TribalSettings) -> dict[str, Any]:
         out["topics"] = topics
     finally:
         await consumer.stop()
+    from streams.observability.progress import AGENT_SOURCES, group_progress
+
+    try:
+        progress = await group_progress(settings, list(AGENT_SOURCES))
+        out["agents"] = {
+            short: {
+                "lag_messages": sum(
+                    p.behind for (t, _), p in progress.items() if t == topic(short, settings)
+                )
+            }
+            for short in AGENT_SOURCES
+        }
+    except Exception as exc:  # status still shows what it can
+        out["agents_error"] = str(exc)
     if settings.postgres_dsn:
         projections = projections_for(settings)
         try:

@@ -1,0 +1,108 @@
+"""How far the agents are behind, and whether they still advance.
+
+Agents commit their consumer group's offsets as they finish records, so the group's
+committed offset per source partition, against the partition's end, is the agents'
+lag. Any process that reads it twice can tell a stage that works through a backlog
+(the committed offset moves) from one that is stuck (it does not, while there is work):
+:class:`ProgressTracker` remembers when each partition last moved.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
+
+from streams.settings import TribalSettings
+from streams.topics import TOPICS_BY_NAME, topic
+
+TP = tuple[str, int]
+
+AGENT_SOURCES = (
+    "schema.changes",
+    "files.changes",
+    "kb.articles",
+    "memory.turns",
+    "chunks",
+    "tables.documented",
+    "memory.episodes",
+)
+"""Every topic an agent consumes (short names); a test holds it to ``agents_for``."""
+
+
+@dataclass(frozen=True)
+class PartitionProgress:
+    """A partition's committed offset (``None``: never committed) and its end."""
+
+    committed: int | None
+    end: int
+
+    @property
+    def behind(self) -> int:
+        return max(0, self.end - (self.committed or 0))
+
+
+async def group_progress(
+    settings: TribalSettings, sources: list[str]
+) -> dict[TP, PartitionProgress]:
+    """Committed and end offsets of the agents' group on each partition of ``sources``
+    (short topic names)."""
+    tps = [
+        TopicPartition(topic(short, settings), p)
+        for short in sources
+        for p in range(TOPICS_BY_NAME[short].partition_count(settings))
+    ]
+    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
+    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, group_id=None)
+    await admin.start()
+    await consumer.start()
+    try:
+        # Explicit partitions: Tansu answers an OffsetFetch without them with nothing.
+        committed = await admin.list_consumer_group_offsets(settings.consumer_group, partitions=tps)
+        ends = await consumer.end_offsets(tps)
+    finally:
+        await consumer.stop()
+        await admin.close()
+    out: dict[TP, PartitionProgress] = {}
+    for tp in tps:
+        found = committed.get(tp)
+        offset = found.offset if found is not None and found.offset >= 0 else None
+        out[(tp.topic, tp.partition)] = PartitionProgress(offset, ends[tp])
+    return out
+
+
+@dataclass
+class Stalled:
+    """A partition with work whose committed offset has not moved for ``seconds``."""
+
+    topic: str
+    partition: int
+    offset: int | None
+    behind: int
+    seconds: float
+
+
+class ProgressTracker:
+    """Remembers, per partition, since when its position has stood still with work."""
+
+    def __init__(self) -> None:
+        self._seen: dict[TP, tuple[int | None, float]] = {}
+
+    def observe(
+        self, progress: dict[TP, PartitionProgress], now: float | None = None
+    ) -> list[Stalled]:
+        """Every partition with work, longest stalled first."""
+        now = time.monotonic() if now is None else now
+        out = []
+        for key, p in progress.items():
+            previous = self._seen.get(key)
+            if previous is None or previous[0] != p.committed or p.behind == 0:
+                self._seen[key] = (p.committed, now)
+                since = now
+            else:
+                since = previous[1]
+            if p.behind > 0:
+                out.append(Stalled(key[0], key[1], p.committed, p.behind, now - since))
+        return sorted(out, key=lambda s: -s.seconds)

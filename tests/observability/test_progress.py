@@ -1,0 +1,65 @@
+"""The agents' progress: committed offsets against the end, and stalls told from work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.structs import OffsetAndMetadata
+
+from events.kb import KbArticleDeleted
+from streams.agents import agents_for
+from streams.observability.progress import (
+    AGENT_SOURCES,
+    PartitionProgress,
+    ProgressTracker,
+    group_progress,
+)
+from streams.settings import TribalSettings
+from tests.harness import Broker
+from tests.harness.pipeline import Pipeline, isolated_settings
+
+
+def test_the_progress_check_covers_every_topic_an_agent_consumes() -> None:
+    assert set(AGENT_SOURCES) == {spec.source for spec in agents_for(TribalSettings())}
+
+
+def test_a_partition_is_stalled_only_while_it_has_work_and_its_offset_stands_still() -> None:
+    tracker = ProgressTracker()
+    key = ("t.chunks", 0)
+    assert tracker.observe({key: PartitionProgress(5, 9)}, now=0)[0].seconds == 0
+    assert tracker.observe({key: PartitionProgress(5, 9)}, now=40)[0].seconds == 40
+    # It moved: working through a backlog is not being stuck.
+    assert tracker.observe({key: PartitionProgress(7, 12)}, now=41)[0].seconds == 0
+    # Caught up: nothing to report; new work is timed from when it was last seen idle.
+    assert tracker.observe({key: PartitionProgress(12, 12)}, now=90) == []
+    assert tracker.observe({key: PartitionProgress(12, 13)}, now=95)[0].seconds == 5
+
+
+async def test_group_progress_reads_committed_and_end_offsets_on_both_brokers(
+    broker: Broker, tmp_path: Path
+) -> None:
+    pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path))
+    await pipeline.create_topics()
+    await pipeline.produce(
+        "kb.articles", [("kb-1", KbArticleDeleted(article_id=f"kb-{n}")) for n in range(4)]
+    )
+    progress = await group_progress(pipeline.settings, ["kb.articles"])
+    assert sum(p.end for p in progress.values()) == 4
+    assert all(p.committed is None for p in progress.values())
+    [(full, partition)] = [k for k, p in progress.items() if p.end]
+
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=broker.bootstrap,
+        group_id=pipeline.settings.consumer_group,
+        enable_auto_commit=False,
+    )
+    await consumer.start()
+    try:
+        consumer.assign([TopicPartition(full, partition)])
+        await consumer.commit({TopicPartition(full, partition): OffsetAndMetadata(3, "")})
+    finally:
+        await consumer.stop()
+    progress = await group_progress(pipeline.settings, ["kb.articles"])
+    assert progress[(full, partition)] == PartitionProgress(3, 4)
+    assert progress[(full, partition)].behind == 1

@@ -21,7 +21,7 @@ from events.serde import EventSerde
 from streams.app import AgentSpec
 from streams.documenter.log import LogRecord, read_range
 from streams.embedder.model import Embedder, SentenceTransformerEmbedder
-from streams.failures import classify, with_retries
+from streams.failures import classify
 from streams.llm import LLMProvider, LocalProvider, provider_from_settings
 from streams.memory.config import MemoryIngestionConfig
 from streams.memory.episoder import Episoder
@@ -126,28 +126,22 @@ def wire_memory_lane(
         async for events in stream.take_events(size, within=within):
             messages = [e.message for e in events]
             records = [LogRecord(m.partition, m.offset, m.key, m.value) for m in messages]
-            partitions = sorted({r.partition for r in records})
-            try:
-                # A retry rebuilds the lane's state from the log (forget), so a half-
-                # folded batch is never folded twice.
-                emits = await with_retries(
-                    partial(lane.handle, records),
-                    unknown_attempts=settings.unknown_failure_attempts,
-                    transient_budget_s=settings.transient_retry_s,
-                    before_retry=partial(lane.forget, partitions),
-                )
-            except Exception as exc:  # a bug must not stop the lane; the log keeps all
-                lane.forget(partitions)
+            by_offset = {(m.partition, m.offset): m for m in messages}
+            emits, failed = await lane.handle_isolating(
+                records,
+                unknown_attempts=settings.unknown_failure_attempts,
+                transient_budget_s=settings.transient_retry_s,
+            )
+            for record, exc in failed:
+                m = by_offset[(record.partition, record.offset)]
                 failure = classify(exc)
-                for m in messages:
-                    await send(
-                        dead_letter_record(
-                            serde, dead_topic, m.topic, m.partition, m.offset, m.key, m.value,
-                            failure.code, f"[{spec.name}] {failure.kind.value} failure: "
-                            f"{failure.message}",
-                        )
-                    )  # fmt: skip
-                continue
+                await send(
+                    dead_letter_record(
+                        serde, dead_topic, m.topic, m.partition, m.offset, m.key, m.value,
+                        failure.code, f"[{spec.name}] {failure.kind.value} failure: "
+                        f"{failure.message}",
+                    )
+                )  # fmt: skip
             for emit in emits:
                 full = topic(emit.topic, settings)
                 value = serde.encode(emit.event, full)

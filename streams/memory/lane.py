@@ -14,6 +14,7 @@ re-emitted: nothing is lost and nothing is duplicated.
 
 from __future__ import annotations
 
+import functools
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
@@ -24,6 +25,7 @@ from events.base import Event
 from events.memory import EpisodeRecorded, MemoryForgotten
 from events.serde import EventSerde
 from streams.documenter.log import LogRecord
+from streams.failures import FailureKind, classify, with_retries
 from streams.wiring import Emit
 
 log = logging.getLogger(__name__)
@@ -50,6 +52,9 @@ class MemoryLane(ABC):
         self.reader: Reader | None = None
         self.next_offset: dict[int, int] = {}
         self.rebuilds = 0
+        self.poisoned: set[tuple[int, int]] = set()
+        """(partition, offset) of episodes records that failed alone and were
+        dead-lettered: never folded again, not even by a rebuild."""
 
     def forget(self, partitions: Sequence[int]) -> None:
         """Drop what is known of ``partitions``: the next batch rebuilds it."""
@@ -66,6 +71,9 @@ class MemoryLane(ABC):
                 continue
         return out
 
+    def _healthy(self, records: Sequence[LogRecord]) -> list[LogRecord]:
+        return [r for r in records if (r.partition, r.offset) not in self.poisoned]
+
     def owns(self, group_id: str, partition: int) -> bool:
         return partition_for(group_id, self.episode_partitions) == partition
 
@@ -78,9 +86,47 @@ class MemoryLane(ABC):
         for p, recs in sorted(by_partition.items()):
             if self.next_offset.get(p) != recs[0].offset:
                 emits += await self._rebuild(p, recs[0].offset)
-            emits += await self._fold(self._decode(recs))
+            emits += await self._fold(self._decode(self._healthy(recs)))
             self.next_offset[p] = recs[-1].offset + 1
         return emits
+
+    async def handle_isolating(
+        self,
+        records: Sequence[LogRecord],
+        *,
+        unknown_attempts: int,
+        transient_budget_s: float,
+    ) -> tuple[list[Emit], list[tuple[LogRecord, Exception]]]:
+        """:meth:`handle`, and the records that fail on their own instead of raising.
+
+        A failing batch is halved until the bad record stands alone (each retry rebuilds
+        the lane's state from the log); that record is remembered as poisoned, so no
+        later fold or rebuild meets it again. Transient failures are retried first and,
+        past their budget, cost the whole batch (kept in the dead letters for a re-drive).
+        """
+        partitions = sorted({r.partition for r in records})
+        try:
+            emits = await with_retries(
+                functools.partial(self.handle, records),
+                unknown_attempts=1 if len(records) > 1 else unknown_attempts,
+                transient_budget_s=transient_budget_s,
+                before_retry=functools.partial(self.forget, partitions),
+            )
+            return emits, []
+        except Exception as exc:  # a bug must not stop the lane; the log keeps all
+            self.forget(partitions)
+            if len(records) == 1 or classify(exc).kind is FailureKind.TRANSIENT:
+                if len(records) == 1:
+                    self.poisoned.add((records[0].partition, records[0].offset))
+                return [], [(r, exc) for r in records]
+        mid = len(records) // 2
+        first, first_failed = await self.handle_isolating(
+            records[:mid], unknown_attempts=unknown_attempts, transient_budget_s=transient_budget_s
+        )
+        second, second_failed = await self.handle_isolating(
+            records[mid:], unknown_attempts=unknown_attempts, transient_budget_s=transient_budget_s
+        )
+        return first + second, first_failed + second_failed
 
     async def _fold(self, events: Sequence[Event]) -> list[Emit]:
         """Episodes in order; at a ``MemoryForgotten`` the episodes before it are folded,
@@ -105,7 +151,9 @@ class MemoryLane(ABC):
         assert self.reader is not None, "lane not wired"
         self.rebuilds += 1
         known = self._decode(await self.reader(self.output, partition, 0, None))
-        before = self._decode(await self.reader("memory.episodes", partition, 0, offset))
+        before = self._decode(
+            self._healthy(await self.reader("memory.episodes", partition, 0, offset))
+        )
         self.reset(partition, known)
         emits = await self._fold(before)
         log.info(

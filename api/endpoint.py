@@ -11,8 +11,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from api.errors import error_response
+from events.limits import BODY_MAX_BYTES
+from events.problems import problem_of
 
-MAX_BODY_BYTES = 1024 * 1024
+MAX_BODY_BYTES = BODY_MAX_BYTES
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -37,23 +39,19 @@ async def read_json(request: Request) -> dict[str, Any]:
         data = json.loads(raw or b"null")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ApiError(400, "INVALID_JSON", f"request body is not JSON: {exc}") from exc
+    except RecursionError as exc:  # thousands of nested brackets
+        raise ApiError(400, "INVALID_JSON", "request body is nested too deeply") from exc
     if not isinstance(data, dict):
         raise ApiError(400, "INVALID_REQUEST", "request body must be a JSON object")
     return data
 
 
 def invalid(exc: ValidationError) -> Response:
-    """A 422 AgentError listing every problem, the first one in the message."""
-    problems = [
-        {"field": ".".join(str(p) for p in e["loc"]) or "body", "problem": e["msg"]}
-        for e in exc.errors()
-    ]
-    first = problems[0]
+    """A 422 AgentError listing every problem; the first one gives the code and message
+    (``INVALID_TEXT``, ``INVALID_GROUP_ID``, … see :mod:`events.problems`)."""
+    problem = problem_of(exc)
     return error_response(
-        422,
-        "INVALID_REQUEST",
-        f"{first['field']}: {first['problem']}",
-        context={"problems": problems},
+        422, problem.code, problem.message, context={"problems": problem.problems}
     )
 
 

@@ -10,11 +10,12 @@ a protocol error, so an agent can read and act on them.
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from mcp.server.mcpserver import Context, MCPServer
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError, WithJsonSchema
 from pydantic_core import PydanticUndefined
 
 from api.auth import ANY_TENANT, tenant_from_headers
@@ -25,6 +26,7 @@ from api.schemas.knowledge import RetrieveRequest, RetrieveResponse
 from api.services import catalog, code, knowledge, memory
 from api.services.context import ServiceContext
 from api.services.errors import ServiceError
+from events.problems import problem_of
 
 INSTRUCTIONS = (
     "Tribal knows this organisation's database schemas, source code, help-desk articles "
@@ -77,15 +79,45 @@ TOOLS: list[tuple[str, type[BaseModel], type[BaseModel], Any, str]] = [
 ]  # fmt: skip
 
 
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """``node`` with every ``{"$ref": "#/$defs/X"}`` replaced by ``X`` (models nest once)."""
+    if isinstance(node, list):
+        return [_inline(n, defs) for n in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+    return {k: _inline(v, defs) for k, v in node.items()}
+
+
+def _unannotated(tp: Any) -> Any:
+    return get_args(tp)[0] if get_origin(tp) is Annotated else tp
+
+
+def _sdk_type(annotation: Any) -> Any:
+    """What the SDK checks before a tool runs: that text is a string (so it does not
+    JSON-parse a query such as ``null``), nothing else. The tool's input model then
+    checks everything, so a refusal is an AgentError (``INVALID_TEXT``, ...) in the
+    tool's answer, as over HTTP, not a protocol error."""
+    if annotation is str:
+        return str
+    args = {_unannotated(a) for a in get_args(annotation)}
+    if get_origin(annotation) in (Union, types.UnionType) and args == {str, type(None)}:
+        return str | None
+    return Any
+
+
 def _parameters(model: type[BaseModel]) -> tuple[list[inspect.Parameter], dict[str, Any]]:
     params, hints = [], {}
+    schema = model.model_json_schema()
+    defs = schema.get("$defs", {})
     # Paging and budget fields (inherited) last: a reader sees the query first.
     names = sorted(model.model_fields, key=lambda n: n in ("offset", "max_tokens"))
     for name in names:
         field = model.model_fields[name]
-        hint: Any = Annotated.__class_getitem__(  # type: ignore[attr-defined]
-            (field.annotation, *field.metadata, Field(description=field.description))
-        )
+        shown = _inline(schema["properties"][name], defs)  # limits stay visible to clients
+        hint: Any = Annotated[_sdk_type(field.annotation), WithJsonSchema(shown)]
         if field.default is not PydanticUndefined:
             default = field.default
         elif field.default_factory is not None:
@@ -115,7 +147,11 @@ def _tool(
             req = model.model_validate(kwargs)
             return await service(context(), req, tenant)
         except ValidationError as exc:
-            return _failed(output, ServiceError(422, "INVALID_REQUEST", str(exc)))
+            problem = problem_of(exc)
+            err = ServiceError(
+                422, problem.code, problem.message, context={"problems": problem.problems}
+            )
+            return _failed(output, err)
         except ServiceError as exc:
             return _failed(output, exc)
 
@@ -130,10 +166,10 @@ def _tool(
 
 
 def _failed(output: type[BaseModel], exc: ServiceError) -> Any:
-    if output is RetrieveResponse:
+    if output is RetrieveResponse:  # seed 002: never an error, at most a named gap
         from api.schemas.knowledge import fallback
 
-        return fallback()
+        return fallback(f"Invalid query: {exc.message}") if exc.status == 422 else fallback()
     return output.model_validate({"success": False, "error": exc.agent_error()})
 
 

@@ -4,41 +4,79 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.routing import Route
 
 from api.endpoint import ApiError, json_endpoint
+from events.limits import (
+    EVENT_TYPE_MAX,
+    GROUP_ID_MAX,
+    MESSAGE_MAX,
+    REASON_MAX,
+    TENANT_MAX,
+    TURN_ID_MAX,
+)
 from events.sources.turns import IngestionError, MemoryIngestor, Session, Turn
+from events.text import CleanText
+from events.types import (
+    GROUP_ID_PATTERN,
+    TENANT_PATTERN,
+    Metadata,
+    check_metadata,
+    metadata_json_schema,
+)
+
+
+def _group_id(**default: Any) -> Any:
+    # Only the length is checked here: the shape is checked by the ingestor, after the
+    # caller's right to write that tenant (403 before 422); the schema shows both.
+    return Field(
+        **default,
+        max_length=GROUP_ID_MAX,
+        description="'{tenant_id}:{session_id}'",
+        json_schema_extra={"pattern": f"^{GROUP_ID_PATTERN}$"},
+    )
+
+
+AnyMetadata = Annotated[
+    dict[str, Any], AfterValidator(check_metadata), metadata_json_schema({})
+]  # fmt: skip
 
 
 class TurnRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    group_id: str = Field(description="'{tenant_id}:{session_id}'")
-    user_message: str = Field(min_length=1)
-    agent_response: str = ""
-    turn_id: str | None = None
-    metadata: dict[str, str] = Field(default_factory=dict)
+    group_id: str = _group_id()
+    user_message: CleanText = Field(min_length=1, max_length=MESSAGE_MAX)
+    agent_response: CleanText = Field(default="", max_length=MESSAGE_MAX)
+    turn_id: CleanText | None = Field(default=None, max_length=TURN_ID_MAX, description="A UUID.")
+    metadata: Metadata = Field(default_factory=dict)
 
 
 class EventRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    group_id: str = Field(description="'{tenant_id}:{session_id}'")
-    event_type: str = Field(min_length=1)
-    content: str = Field(min_length=1)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    group_id: str = _group_id()
+    event_type: CleanText = Field(min_length=1, max_length=EVENT_TYPE_MAX)
+    content: CleanText = Field(min_length=1, max_length=MESSAGE_MAX)
+    metadata: AnyMetadata = Field(
+        default_factory=dict, description="Values that are not strings are stored as str(value)."
+    )
 
 
 class ForgetRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    group_id: str | None = None
-    tenant: str | None = None
-    reason: str | None = None
+    group_id: str | None = _group_id(default=None)
+    tenant: str | None = Field(
+        default=None,
+        max_length=TENANT_MAX,
+        json_schema_extra={"pattern": f"^{TENANT_PATTERN}$"},
+    )
+    reason: CleanText | None = Field(default=None, max_length=REASON_MAX)
 
 
 def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:

@@ -27,6 +27,7 @@ from api.schemas.knowledge import RetrieveRequest, RetrieveResponse, fallback
 from api.services import catalog, code, knowledge, memory
 from api.services.context import ServiceContext
 from api.services.errors import ServiceError
+from events.problems import problem_of
 
 log = logging.getLogger(__name__)
 Service = Callable[[ServiceContext, Any, str], Awaitable[BaseModel]]
@@ -129,7 +130,7 @@ def v1_routes(ctx: Callable[[], ServiceContext]) -> list[Route]:
         try:
             req = RetrieveRequest.model_validate(await read_json(request))
         except (ApiError, ValidationError) as exc:  # seed 002: invalid query → 200 degraded
-            problem = exc.message if isinstance(exc, ApiError) else exc.errors()[0]["msg"]
+            problem = exc.message if isinstance(exc, ApiError) else problem_of(exc).message
             return JSONResponse(fallback(f"Invalid query: {problem}").model_dump(mode="json"))
         out: RetrieveResponse = await knowledge.retrieve_knowledge(ctx(), req, tenant_of(request))
         return JSONResponse(out.model_dump(mode="json"))

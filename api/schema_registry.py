@@ -15,10 +15,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from events.limits import BODY_MAX_BYTES, SUBJECT_MAX
 from events.registry.base import InvalidSchemaError, SchemaNotFoundError, SchemaRegistry
 from events.registry.compat import IncompatibleSchemaError
+from events.text import describe, find_control
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+# Error codes beyond Confluent's documented ones (42201 invalid schema, 409, 404xx) are
+# Tribal's own, in the same status*100+n style.
+INVALID_SUBJECT = 42208
+TOO_LARGE = 41301
 
 
 class _Reply(JSONResponse):
@@ -29,16 +35,36 @@ def _error(status: int, error_code: int, message: str) -> _Reply:
     return _Reply({"error_code": error_code, "message": message}, status_code=status)
 
 
+def subject_problem(subject: str) -> str | None:
+    """Why ``subject`` cannot name a subject (empty, too long, control characters), or None."""
+    if not subject:
+        return "Invalid subject: empty"
+    if len(subject) > SUBJECT_MAX:
+        return f"Invalid subject: {len(subject)} characters; at most {SUBJECT_MAX}"
+    found = find_control(subject)
+    if found is not None:
+        return f"Invalid subject: control character {describe(found[1])} at index {found[0]}"
+    return None
+
+
 def schema_registry_routes(registry: SchemaRegistry) -> list[Route]:
     """Routes for ``/subjects``, ``/subjects/{s}/versions[/latest]`` and ``/schemas/ids/{id}``."""
 
     async def register(request: Request) -> _Reply:
         subject = request.path_params["subject"]
+        problem = subject_problem(subject)
+        if problem is not None:
+            return _error(422, INVALID_SUBJECT, problem)
+        raw = await request.body()
+        if len(raw) > BODY_MAX_BYTES:
+            return _error(413, TOO_LARGE, f"Schema too large: over {BODY_MAX_BYTES} bytes")
         try:
-            body: dict[str, Any] = json.loads(await request.body())
+            body: dict[str, Any] = json.loads(raw)
             schema = json.loads(body["schema"])
         except (ValueError, KeyError, TypeError) as exc:
             return _error(422, 42201, f"Invalid schema: {exc}")
+        except RecursionError:
+            return _error(422, 42201, "Invalid schema: nested too deeply")
         if body.get("schemaType", "AVRO") != "AVRO" or not isinstance(schema, dict):
             return _error(422, 42201, "Invalid schema: only Avro record schemas are supported")
         try:

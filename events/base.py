@@ -9,6 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from events.types import GroupId, TenantId, UtcDatetime, utcnow
 
+NOTES_DOC = (
+    "What the source changed to make its input valid text, one note per field, e.g. "
+    "'content: removed 2 control characters (U+0000 x2)' (see events.text)."
+)
+"""The description of the ``notes`` field of events from sources that cannot refuse input."""
+
 
 class Value(BaseModel):
     """An immutable value nested inside an event (a column, a chunk, an entity)."""

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from events.base import TenantEvent
+from events.base import NOTES_DOC, TenantEvent
 from events.types import Sha256
 
 
@@ -34,6 +34,7 @@ class FileChanged(_FileEvent):
         description="The path this content was at until a FileDeleted of that path in the "
         "same observation (a rename or move); None for plain creates and edits.",
     )
+    notes: tuple[str, ...] = Field(default=(), description=NOTES_DOC)
 
 
 class FileDeleted(_FileEvent):
@@ -50,3 +51,4 @@ class FileSkipped(_FileEvent):
     reason: str = Field(description="'binary', 'too_large', 'ignored', 'unreadable', ...")
     size_bytes: int | None = None
     sha256: Sha256 | None = None
+    notes: tuple[str, ...] = Field(default=(), description=NOTES_DOC)

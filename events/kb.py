@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from events.base import TenantEvent
+from events.base import NOTES_DOC, TenantEvent
 from events.types import UtcDatetime
 
 
@@ -27,6 +27,7 @@ class KbArticleUpserted(TenantEvent):
     device: tuple[str, ...] = ()
     last_updated: UtcDatetime
     author: str | None = None
+    notes: tuple[str, ...] = Field(default=(), description=NOTES_DOC)
 
 
 class KbArticleDeleted(TenantEvent):

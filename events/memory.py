@@ -13,18 +13,23 @@ from uuid import UUID, uuid4, uuid5
 from pydantic import Field, model_validator
 
 from events.base import MemoryEvent
-from events.types import Vector
+from events.limits import EVENT_TYPE_MAX
+from events.text import CleanText
+from events.types import Metadata, Vector
 
 
 class TurnRecorded(MemoryEvent):
     """An agent conversation turn: the user's message and the agent's response."""
 
+    # Text refuses control characters (events.text) and metadata is bounded
+    # (events.limits): a hostile record produced straight to the topic is dead-lettered
+    # at decode (INVALID_EVENT) instead of reaching a store.
     avro_name: ClassVar[str] = "tribal.memory.TurnRecorded"
 
     turn_id: UUID = Field(default_factory=uuid4)
-    user_message: str
-    agent_response: str
-    metadata: dict[str, str] = Field(default_factory=dict)
+    user_message: CleanText
+    agent_response: CleanText
+    metadata: Metadata = Field(default_factory=dict)
 
 
 class SystemEventRecorded(MemoryEvent):
@@ -32,9 +37,9 @@ class SystemEventRecorded(MemoryEvent):
 
     avro_name: ClassVar[str] = "tribal.memory.SystemEventRecorded"
 
-    event_type: str
-    content: str
-    metadata: dict[str, str] = Field(default_factory=dict)
+    event_type: CleanText = Field(max_length=EVENT_TYPE_MAX)
+    content: CleanText
+    metadata: Metadata = Field(default_factory=dict)
 
 
 class MemoryForgotten(MemoryEvent):
@@ -46,7 +51,7 @@ class MemoryForgotten(MemoryEvent):
 
     avro_name: ClassVar[str] = "tribal.memory.MemoryForgotten"
 
-    reason: str | None = None
+    reason: CleanText | None = None
     scope: str = Field(default="group", description="'group' or 'tenant'.")
 
     @model_validator(mode="after")

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from events.base import TenantEvent, Value
+from events.base import NOTES_DOC, TenantEvent, Value
 
 
 class Column(Value):
@@ -84,6 +84,7 @@ class TableObserved(_TableEvent):
     referenced_by: tuple[IncomingForeignKey, ...] = Field(
         default=(), description="Foreign keys of other tables that reference this one."
     )
+    notes: tuple[str, ...] = Field(default=(), description=NOTES_DOC)
 
 
 class TableDropped(_TableEvent):

@@ -10,14 +10,27 @@ import math
 import re
 from array import array
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, AwareDatetime, StringConstraints
+from pydantic import AfterValidator, AwareDatetime, StringConstraints, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
-_NAME = r"[A-Za-z0-9_.\-]+"
-_NAME_RE = re.compile(_NAME)
-GROUP_ID_PATTERN = rf"{_NAME}:{_NAME}"
-"""The full-match pattern of a ``group_id``: ``tenant:session``."""
+from events.limits import (
+    GROUP_ID_MAX,
+    METADATA_KEY_MAX,
+    METADATA_MAX_ENTRIES,
+    METADATA_VALUE_MAX,
+    SESSION_MAX,
+    TENANT_MAX,
+)
+from events.text import INVALID_TEXT, describe, find_control
+
+_CHARS = r"[A-Za-z0-9_.\-]"
+TENANT_PATTERN = rf"{_CHARS}{{1,{TENANT_MAX}}}"
+"""The full-match pattern of a tenant id."""
+GROUP_ID_PATTERN = rf"{TENANT_PATTERN}:{_CHARS}{{1,{SESSION_MAX}}}"
+"""The full-match pattern of a ``group_id``: ``tenant:session``, each part bounded."""
+_GROUP_ID_RE = re.compile(GROUP_ID_PATTERN)
 
 
 class AvroFloat32:
@@ -28,14 +41,73 @@ def _as_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+def shown(value: str, limit: int = 80) -> str:
+    """``value`` quoted for an error message, cut to ``limit`` characters."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}… ({len(value)} characters)"
+
+
+def group_id_problem(value: str) -> str | None:
+    """Why ``value`` is not a ``group_id``, or None when it is one."""
+    if _GROUP_ID_RE.fullmatch(value):
+        return None
+    return (
+        f"group_id must be 'tenant:session' with each part made of letters, "
+        f"digits, '_', '.' or '-' (tenant at most {TENANT_MAX}, session at most "
+        f"{SESSION_MAX} characters); got {shown(value)}"
+    )
+
+
 def _check_group_id(value: str) -> str:
-    tenant, sep, session = value.partition(":")
-    if not sep or not _NAME_RE.fullmatch(tenant) or not _NAME_RE.fullmatch(session):
-        raise ValueError(
-            f"group_id must be 'tenant:session' with both parts non-empty and made of "
-            f"[A-Za-z0-9_.-], got {value!r}"
-        )
+    problem = group_id_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
     return value
+
+
+def check_metadata(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` if it is within the metadata limits and its text has no control characters.
+
+    Values that are not strings are checked by whoever turns them into strings.
+    """
+    if len(value) > METADATA_MAX_ENTRIES:
+        raise ValueError(f"metadata has {len(value)} entries; at most {METADATA_MAX_ENTRIES}")
+    for key, item in value.items():
+        if len(key) > METADATA_KEY_MAX:
+            raise ValueError(
+                f"metadata key {shown(key, 20)} is {len(key)} characters; "
+                f"at most {METADATA_KEY_MAX}"
+            )
+        texts = [("key", key)] + ([("value", item)] if isinstance(item, str) else [])
+        for what, text in texts:
+            found = find_control(text)
+            if found is not None:
+                raise PydanticCustomError(
+                    INVALID_TEXT,
+                    "{what} of metadata key {key}: control character {character} at "
+                    "index {index}; remove it (tab, line feed and carriage return are allowed)",
+                    {"what": what, "key": shown(key, 20), "character": describe(found[1]),
+                     "index": found[0]},
+                )  # fmt: skip
+        if isinstance(item, str) and len(item) > METADATA_VALUE_MAX:
+            raise ValueError(
+                f"metadata value of key {shown(key, 20)} is {len(item)} characters; "
+                f"at most {METADATA_VALUE_MAX}"
+            )
+    return value
+
+
+def metadata_json_schema(values: dict[str, Any]) -> WithJsonSchema:
+    """The JSON schema of a metadata map whose values are ``values``, with its limits."""
+    return WithJsonSchema(
+        {
+            "type": "object",
+            "maxProperties": METADATA_MAX_ENTRIES,
+            "propertyNames": {"maxLength": METADATA_KEY_MAX},
+            "additionalProperties": values,
+        }
+    )
 
 
 def _as_float32(values: list[float]) -> list[float]:
@@ -48,11 +120,24 @@ def _as_float32(values: list[float]) -> list[float]:
 UtcDatetime = Annotated[AwareDatetime, AfterValidator(_as_utc)]
 """A timezone-aware instant, normalised to UTC. Naive datetimes are rejected."""
 
-TenantId = Annotated[str, StringConstraints(pattern=f"^{_NAME}$", max_length=128)]
-"""A tenant name: letters, digits, ``_``, ``.``, ``-``."""
+TenantId = Annotated[str, StringConstraints(pattern=f"^{TENANT_PATTERN}$", max_length=TENANT_MAX)]
+"""A tenant name: letters, digits, ``_``, ``.``, ``-``; at most ``TENANT_MAX`` characters."""
 
-GroupId = Annotated[str, AfterValidator(_check_group_id)]
-"""The memory isolation key ``tenant:session`` (seed 003)."""
+GroupId = Annotated[
+    str,
+    AfterValidator(_check_group_id),
+    WithJsonSchema(
+        {"type": "string", "pattern": f"^{GROUP_ID_PATTERN}$", "maxLength": GROUP_ID_MAX}
+    ),
+]
+"""The memory isolation key ``tenant:session`` (seed 003), at most ``GROUP_ID_MAX`` characters."""
+
+Metadata = Annotated[
+    dict[str, str],
+    AfterValidator(check_metadata),
+    metadata_json_schema({"type": "string", "maxLength": METADATA_VALUE_MAX}),
+]
+"""A turn's or event's labels: bounded in entries, key and value length; no control characters."""
 
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 """A lowercase hex SHA-256 digest."""

@@ -8,9 +8,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.schemas.common import Budgeted, Paged, PagedResponse, Response
+from events.limits import FQN_MAX, NAME_FILTER_MAX, QUERY_MAX
+from events.text import CleanText
 
 Fqn = str
-_FQN = Field(min_length=3, max_length=400, description="database.schema.table")
+_FQN = Field(min_length=3, max_length=FQN_MAX, description="database.schema.table")
 
 
 class _Out(BaseModel):
@@ -18,9 +20,11 @@ class _Out(BaseModel):
 
 
 class SearchTablesInput(Paged):
-    query: str = Field(min_length=1, max_length=1000, description="Natural language query.")
-    database: str | None = Field(default=None, max_length=200)
-    domain: str | None = Field(default=None, max_length=200)
+    query: CleanText = Field(
+        min_length=1, max_length=QUERY_MAX, description="Natural language query."
+    )
+    database: CleanText | None = Field(default=None, max_length=NAME_FILTER_MAX)
+    domain: CleanText | None = Field(default=None, max_length=NAME_FILTER_MAX)
     limit: int = Field(default=5, ge=1, le=20)
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
 
@@ -60,7 +64,7 @@ class SearchTablesOutput(PagedResponse):
 
 
 class GetTableSchemaInput(Budgeted):
-    table: Fqn = _FQN
+    table: CleanText = _FQN
     include_samples: bool = False
     include_relationships: bool = True
 
@@ -114,8 +118,8 @@ class GetTableSchemaOutput(Response):
 
 
 class GetJoinPathInput(Budgeted):
-    source_table: Fqn = _FQN
-    target_table: Fqn = _FQN
+    source_table: CleanText = _FQN
+    target_table: CleanText = _FQN
     max_hops: int = Field(default=3, ge=0, le=6)
 
 
@@ -137,8 +141,8 @@ class GetJoinPathOutput(Response):
 
 
 class GetDomainOverviewInput(Paged):
-    domain: str = Field(min_length=1, max_length=200)
-    database: str | None = Field(default=None, max_length=200)
+    domain: CleanText = Field(min_length=1, max_length=NAME_FILTER_MAX)
+    database: CleanText | None = Field(default=None, max_length=NAME_FILTER_MAX)
     limit: int = Field(default=50, ge=1, le=200, description="Tables per page.")
 
 
@@ -158,7 +162,7 @@ class GetDomainOverviewOutput(PagedResponse):
 
 
 class ListDomainsInput(Paged):
-    database: str | None = Field(default=None, max_length=200)
+    database: CleanText | None = Field(default=None, max_length=NAME_FILTER_MAX)
     limit: int = Field(default=50, ge=1, le=200)
 
 

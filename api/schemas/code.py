@@ -5,17 +5,19 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from api.schemas.common import Paged, PagedResponse
+from events.limits import LABEL_MAX, NAME_FILTER_MAX, PATH_GLOB_MAX, QUERY_MAX
+from events.text import CleanText
 
 
 class SearchCodeInput(Paged):
-    query: str = Field(min_length=1, max_length=1000)
-    repo: str | None = Field(default=None, max_length=200)
-    path: str | None = Field(
-        default=None, max_length=500, description="Glob: '*' any run, '?' one character."
+    query: CleanText = Field(min_length=1, max_length=QUERY_MAX)
+    repo: CleanText | None = Field(default=None, max_length=NAME_FILTER_MAX)
+    path: CleanText | None = Field(
+        default=None, max_length=PATH_GLOB_MAX, description="Glob: '*' any run, '?' one character."
     )
-    language: str | None = Field(default=None, max_length=50)
-    symbol_kind: str | None = Field(
-        default=None, max_length=50, description="function, class, method, section…"
+    language: CleanText | None = Field(default=None, max_length=LABEL_MAX)
+    symbol_kind: CleanText | None = Field(
+        default=None, max_length=LABEL_MAX, description="function, class, method, section…"
     )
     limit: int = Field(default=10, ge=1, le=50)
 

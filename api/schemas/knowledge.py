@@ -6,6 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from events.limits import INTENT_MAX, NAME_FILTER_MAX, RETRIEVE_MESSAGE_MAX
+from events.text import CleanText
+
 TOP_K = 3
 MIN_RELEVANCE = 0.7
 
@@ -17,9 +20,9 @@ class RetrieveMetadata(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    product: str | None = Field(default=None, max_length=200)
-    device: str | None = Field(default=None, max_length=200)
-    attachments: list[str] = Field(default_factory=list, max_length=50)
+    product: CleanText | None = Field(default=None, max_length=NAME_FILTER_MAX)
+    device: CleanText | None = Field(default=None, max_length=NAME_FILTER_MAX)
+    attachments: list[CleanText] = Field(default_factory=list, max_length=50)
 
     @property
     def device_name(self) -> str | None:
@@ -29,8 +32,12 @@ class RetrieveMetadata(BaseModel):
 class RetrieveRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    intent: str = Field(max_length=100, description="Primary intent, e.g. 'not_hashing'.")
-    message: str = Field(max_length=8000, description="The customer's latest message.")
+    intent: CleanText = Field(
+        max_length=INTENT_MAX, description="Primary intent, e.g. 'not_hashing'."
+    )
+    message: CleanText = Field(
+        max_length=RETRIEVE_MESSAGE_MAX, description="The customer's latest message."
+    )
     metadata: RetrieveMetadata = Field(default_factory=RetrieveMetadata)
 
 

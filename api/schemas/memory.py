@@ -9,16 +9,20 @@ from uuid import UUID
 from pydantic import AwareDatetime, BaseModel, Field
 
 from api.schemas.common import Budgeted, Paged, PagedResponse, Request, Response
-from events.types import GROUP_ID_PATTERN
+from events.limits import GROUP_ID_MAX, MESSAGE_MAX, QUERY_MAX
+from events.text import CleanText
+from events.types import GROUP_ID_PATTERN, Metadata
 
-_GROUP = Field(pattern=f"^{GROUP_ID_PATTERN}$", max_length=300, description="'tenant:session'")
+_GROUP = Field(
+    pattern=f"^{GROUP_ID_PATTERN}$", max_length=GROUP_ID_MAX, description="'tenant:session'"
+)
 
 
 class SearchMemoryInput(Paged):
     group_id: str = _GROUP
-    query: str | None = Field(
+    query: CleanText | None = Field(
         default=None,
-        max_length=1000,
+        max_length=QUERY_MAX,
         description="Keeps facts mentioning a query word; episodes are searched only with it.",
     )
     as_of: AwareDatetime | None = Field(default=None, description="World time (default now).")
@@ -87,9 +91,9 @@ class GetEntityOutput(Response):
 
 class AddMemoryInput(Request):
     group_id: str = _GROUP
-    user_message: str = Field(min_length=1, max_length=100_000)
-    agent_response: str = Field(default="", max_length=100_000)
-    metadata: dict[str, str] = Field(default_factory=dict)
+    user_message: CleanText = Field(min_length=1, max_length=MESSAGE_MAX)
+    agent_response: CleanText = Field(default="", max_length=MESSAGE_MAX)
+    metadata: Metadata = Field(default_factory=dict)
 
 
 class AddMemoryOutput(Response):

@@ -143,3 +143,15 @@ def _validate(schema: AvroSchema) -> None:
         parse_schema(schema, named_schemas={})
     except Exception as exc:  # fastavro raises several types for bad schemas
         raise InvalidSchemaError(f"not a valid Avro schema: {exc}") from exc
+    # fastavro accepts a record without "fields", which the Avro spec requires.
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") in ("record", "error") and not isinstance(node.get("fields"), list):
+                raise InvalidSchemaError(
+                    f"not a valid Avro schema: record {node.get('name')!r} has no fields"
+                )
+            stack.extend(v for k, v in node.items() if k in ("type", "fields", "items", "values"))

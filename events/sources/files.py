@@ -18,6 +18,11 @@ Skipped files (binary, too large, invalid UTF-8, unreadable, symlinks leading
 outside the tree or in a loop) are reported once as ``FileSkipped`` with the
 reason; ignored files (``.gitignore``, ``.git/``) are not reported at all. One bad
 file never stops the source.
+
+Control characters (:mod:`events.text`) in a text file's content (a NUL past the first
+8 KiB, an ESC from a captured terminal) or in its name are removed from the event, and
+``notes`` says what was removed; ``sha256`` and ``size_bytes`` stay those of the bytes
+on disk.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from events.sources.file_languages import language_for
 from events.sources.file_scan import Entry, FileTree, Observation
 from events.sources.file_watch import watch_batches
 from events.sources.sink import EventSink
+from events.text import normalize_model
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +183,7 @@ class FilesSource:
         emitted = unsaved = 0
         for path in sorted(gone):
             token = state.pop(path)
-            await sink.emit(TOPIC, self._key(path), FileDeleted(**self._ids(path)))
+            await _emit(sink, FileDeleted(**self._ids(path)))
             if _is_sha(token):
                 self._recent[token] = (path, now)
             emitted += 1
@@ -203,7 +209,7 @@ class FilesSource:
         if obs is None:  # vanished between the walk and the read
             if state.pop(path, None) is None:
                 return False
-            await sink.emit(TOPIC, self._key(path), FileDeleted(**self._ids(path)))
+            await _emit(sink, FileDeleted(**self._ids(path)))
             return True
         before = state.get(path)
         if before == obs.token:
@@ -227,7 +233,7 @@ class FilesSource:
             event = FileSkipped(
                 **self._ids(path), reason=reason, size_bytes=obs.size, sha256=obs.sha256
             )
-        await sink.emit(TOPIC, self._key(path), event)
+        await _emit(sink, event)
         return True
 
     # -- checkpoint ----------------------------------------------------------------------
@@ -248,14 +254,17 @@ class FilesSource:
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _key(self, path: str) -> str:
-        return f"{self.repo}:{path}"
-
     def _ids(self, path: str) -> dict[str, str]:
         return {"tenant": self.tenant, "repo": self.repo, "path": path}
 
     def _under_unlisted(self, path: str) -> bool:
         return bool(self._tree.unlisted) and _within(path, self._tree.unlisted)
+
+
+async def _emit(sink: EventSink, event: FileChanged | FileDeleted | FileSkipped) -> None:
+    """Emit ``event`` without control characters (noted), keyed by its cleaned path."""
+    clean = normalize_model(event)
+    await sink.emit(TOPIC, clean.key, clean)
 
 
 def _observe(

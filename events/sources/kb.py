@@ -12,6 +12,11 @@ and only then saves the checkpoint ``{"articles": {id: hash}, "cursor": …}``.
   Ids in the checkpoint but not in a *complete* full listing become
   ``KbArticleDeleted``; a failed or incomplete listing never deletes anything.
   It also catches edits a host made without moving ``last_updated`` forward.
+- An article's text is the host's: control characters in it (a NUL pasted from a PDF,
+  a lone surrogate from a broken export) cannot be refused, so they are removed before
+  anything else reads the article, and the event says so in ``notes``
+  (:func:`events.text.normalize_values`). An article whose shape is wrong is skipped
+  with a warning, never fatal.
 - Host failures are retried with backoff (``retry_for`` seconds per request); a pass
   that still fails leaves the checkpoint as it was and :meth:`KbSource.run` tries
   again after ``interval``, so an outage delays events but never loses them.
@@ -30,6 +35,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -43,6 +49,7 @@ from events.sources.checkpoint import CheckpointStore
 from events.sources.config import ConfigError, SourceConfig, redact
 from events.sources.kb_client import KbClient, KbHostError, KbListing, RetryPolicy
 from events.sources.sink import EventSink
+from events.text import normalize_text, normalize_values
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +109,7 @@ class HostArticle(BaseModel):
         canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True)
         return hashlib.sha256(canonical.encode()).hexdigest()
 
-    def upserted(self, tenant: str) -> KbArticleUpserted:
+    def upserted(self, tenant: str, notes: tuple[str, ...] = ()) -> KbArticleUpserted:
         m = self.metadata
         return KbArticleUpserted(
             tenant=tenant,
@@ -114,7 +121,20 @@ class HostArticle(BaseModel):
             device=m.device,
             last_updated=m.last_updated,
             author=m.author,
+            notes=notes,
         )
+
+
+def _event_notes(notes: list[str]) -> tuple[str, ...]:
+    """Notes on the host's fields (``id``, ``metadata.intent[0]``) as the event's fields."""
+    out = []
+    for note in notes:
+        note = note.removeprefix("metadata.")
+        if note.startswith("id:"):
+            note = "article_id" + note.removeprefix("id")
+        if re.split(r"[.\[:]", note, maxsplit=1)[0] in KbArticleUpserted.model_fields:
+            out.append(note)  # fields the event does not carry need no note
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -143,22 +163,24 @@ def plan(
     events: list[KbEvent] = []
     newest = state.cursor
     for raw in listing.articles.values():
+        clean, found = normalize_values(raw)
         try:
-            article = HostArticle.model_validate(raw)
+            article = HostArticle.model_validate(clean)
         except ValidationError as exc:
             fields = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
-            log.warning("kb article %r skipped: invalid %s", raw.get("id"), fields)
+            log.warning("kb article %r skipped: invalid %s", clean.get("id"), fields)
             continue
         digest = article.content_hash()
         if hashes.get(article.id) != digest:
-            events.append(article.upserted(tenant))
+            events.append(article.upserted(tenant, _event_notes(found)))
             hashes[article.id] = digest
         stamp = article.metadata.last_updated
         newest = stamp if newest is None else max(newest, stamp)
     if not listing.complete:
         return events, KbState(hashes, state.cursor)
     if full:
-        for gone in sorted(set(hashes) - set(listing.articles)):
+        listed = {normalize_text(article_id)[0] for article_id in listing.articles}
+        for gone in sorted(set(hashes) - listed):
             events.append(KbArticleDeleted(tenant=tenant, article_id=gone))
             del hashes[gone]
     return events, KbState(hashes, newest)

@@ -5,6 +5,11 @@ A schema source observes every table of one database as a list of
 their ``metadata_hash`` with the checkpoint (``{fqn: metadata_hash}``): a new or
 altered table is emitted again, a vanished one becomes :class:`TableDropped`, an
 unchanged one emits nothing. The checkpoint is saved only after the sink flushed.
+
+Names and comments come from the database as they are: quotes, reserved words and any
+Unicode stay (they are data, always bound or quoted), but control characters
+(:mod:`events.text`) are removed by :func:`with_hash`, which every source calls last,
+and the snapshot's ``notes`` says what was removed.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any
 from events.schema import TableDropped, TableObserved
 from events.sources.checkpoint import CheckpointStore
 from events.sources.sink import EventSink
+from events.text import normalize_model
 
 TOPIC = "schema.changes"
 
@@ -65,12 +71,15 @@ def metadata_hash(event: TableObserved) -> str:
 
     The JSON is canonical because pydantic writes fields in declaration order.
     """
-    return hashlib.sha256(event.model_dump_json(exclude=_EXCLUDE).encode()).hexdigest()
+    # Empty notes are left out so that hashes checkpointed before notes existed still match.
+    exclude = _EXCLUDE if event.notes else {**_EXCLUDE, "notes": True}
+    return hashlib.sha256(event.model_dump_json(exclude=exclude).encode()).hexdigest()
 
 
 def with_hash(event: TableObserved) -> TableObserved:
-    """``event`` with its ``metadata_hash`` filled in."""
-    return event.model_copy(update={"metadata_hash": metadata_hash(event)})
+    """``event`` without control characters (noted in ``notes``), its ``metadata_hash`` set."""
+    clean = normalize_model(event)
+    return clean.model_copy(update={"metadata_hash": metadata_hash(clean)})
 
 
 def split_fqn(fqn: str, database: str) -> tuple[str, str]:

@@ -4,25 +4,31 @@
 episode (embedding), extraction and summaries are derived downstream, so the caller
 never waits for an LLM. The topic is keyed by ``group_id``, so every conversation is
 one ordered lane.
+
+Input the event models refuse (control characters, metadata over its limits, see
+:mod:`events.text` and :mod:`events.limits`) raises :class:`IngestionError` with the
+code the HTTP API answers too (``INVALID_TEXT``, ``INVALID_GROUP_ID``, ...).
 """
 
 from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from events.limits import MESSAGE_MAX
 from events.memory import (
     MemoryForgotten,
     SystemEventRecorded,
     TurnRecorded,
     episode_id_for,
 )
+from events.problems import problem_of
 from events.sources.sink import EventSink
-from events.types import GROUP_ID_PATTERN
+from events.types import TENANT_PATTERN, group_id_problem, shown
 from streams.observability.logs import get_logger
 from streams.observability.metrics import INGESTION_LATENCY
 from streams.observability.tracing import span
@@ -30,7 +36,8 @@ from streams.observability.tracing import span
 log = get_logger(__name__)
 
 TOPIC = "memory.turns"
-_PART = re.compile(r"^[A-Za-z0-9_.-]+$")
+_TENANT = re.compile(TENANT_PATTERN)
+E = TypeVar("E", TurnRecorded, SystemEventRecorded, MemoryForgotten)
 
 
 class IngestionError(ValueError):
@@ -80,19 +87,40 @@ class Receipt(BaseModel):
 
 def validate_group_id(group_id: str) -> str:
     """``group_id`` if it is ``tenant:session``, else an ``INVALID_GROUP_ID`` error."""
-    if not isinstance(group_id, str) or not re.fullmatch(GROUP_ID_PATTERN, group_id):
-        raise IngestionError(
-            "INVALID_GROUP_ID",
-            f"group_id must be '{{tenant_id}}:{{session_id}}' with each part made of "
-            f"letters, digits, '_', '.' or '-'; got {group_id!r}",
-        )
+    if not isinstance(group_id, str):
+        raise IngestionError("INVALID_GROUP_ID", f"group_id must be a string; got {group_id!r}")
+    problem = group_id_problem(group_id)
+    if problem is not None:
+        raise IngestionError("INVALID_GROUP_ID", problem)
     return group_id
 
 
 def _validate_tenant(tenant: str) -> str:
-    if not _PART.fullmatch(tenant or ""):
-        raise IngestionError("INVALID_TENANT", f"tenant must match [A-Za-z0-9_.-]+; got {tenant!r}")
+    if not isinstance(tenant, str) or not _TENANT.fullmatch(tenant):
+        shown_tenant = shown(tenant) if isinstance(tenant, str) else repr(tenant)
+        raise IngestionError(
+            "INVALID_TENANT", f"tenant must match {TENANT_PATTERN}; got {shown_tenant}"
+        )
     return tenant
+
+
+def _bounded(**texts: str) -> None:
+    # Message length is bounded at the edges only: the event models leave it alone, so a
+    # longer turn recorded before the limit existed still decodes.
+    for name, text in texts.items():
+        if isinstance(text, str) and len(text) > MESSAGE_MAX:
+            raise IngestionError(
+                "INVALID_REQUEST", f"{name} is {len(text)} characters; at most {MESSAGE_MAX}"
+            )
+
+
+def _event(model: type[E], /, **fields: Any) -> E:
+    """The event, or the :class:`IngestionError` its model's refusal means."""
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        problem = problem_of(exc)
+        raise IngestionError(problem.code, problem.message) from exc
 
 
 class MemoryIngestor:
@@ -135,8 +163,10 @@ class MemoryIngestor:
 
     async def _ingest_turn(self, turn: Turn, session: Session) -> Receipt:
         group_id = validate_group_id(session.group_id)
+        _bounded(user_message=turn.user_message, agent_response=turn.agent_response)
         extra = {} if turn.turn_id is None else {"turn_id": turn.turn_id}
-        event = TurnRecorded(
+        event = _event(
+            TurnRecorded,
             group_id=group_id,
             user_message=turn.user_message,
             agent_response=turn.agent_response,
@@ -169,7 +199,9 @@ class MemoryIngestor:
             raise IngestionError("INVALID_REQUEST", "event_type is required")
         if not content:
             raise IngestionError("INVALID_REQUEST", "content is required")
-        event = SystemEventRecorded(
+        _bounded(content=content)
+        event = _event(
+            SystemEventRecorded,
             group_id=group_id,
             event_type=event_type,
             content=content,
@@ -180,7 +212,7 @@ class MemoryIngestor:
     async def forget_group(self, group_id: str, reason: str | None = None) -> UUID:
         """Erase one conversation's memory from every read store."""
         validate_group_id(group_id)
-        event = MemoryForgotten(group_id=group_id, reason=reason)
+        event = _event(MemoryForgotten, group_id=group_id, reason=reason)
         await self.sink.emit(TOPIC, group_id, event)
         await self.sink.flush()
         return event.event_id
@@ -189,7 +221,7 @@ class MemoryIngestor:
         """Erase every conversation of a tenant."""
         _validate_tenant(tenant)
         group_id = f"{tenant}:_tenant"
-        event = MemoryForgotten(group_id=group_id, reason=reason, scope="tenant")
+        event = _event(MemoryForgotten, group_id=group_id, reason=reason, scope="tenant")
         await self.sink.emit(TOPIC, group_id, event)
         await self.sink.flush()
         return event.event_id

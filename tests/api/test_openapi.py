@@ -65,3 +65,47 @@ def test_no_endpoint_answers_a_server_error(server: ThreadedServer) -> None:
         check()
         tried += 1
     assert tried >= 12
+
+
+def test_the_served_document_shows_every_input_limit() -> None:
+    from starlette.testclient import TestClient
+
+    from api.app import create_app
+    from events.limits import (
+        EVENT_TYPE_MAX,
+        GROUP_ID_MAX,
+        MESSAGE_MAX,
+        METADATA_KEY_MAX,
+        METADATA_MAX_ENTRIES,
+        METADATA_VALUE_MAX,
+        QUERY_MAX,
+        REASON_MAX,
+        TENANT_MAX,
+        TURN_ID_MAX,
+    )
+    from streams.settings import TribalSettings
+
+    app = create_app(TribalSettings(kafka_bootstrap="", postgres_dsn=""))
+    doc = TestClient(app).get("/openapi.json").json()  # no lifespan: nothing to connect
+    schemas = doc["components"]["schemas"]
+
+    def prop(model: str, name: str) -> dict[str, Any]:
+        found: dict[str, Any] = schemas[model]["properties"][name]
+        return found.get("anyOf", [found])[0] if "anyOf" in found else found
+
+    turn = schemas["TurnRequest"]["properties"]
+    assert turn["group_id"]["maxLength"] == GROUP_ID_MAX
+    assert turn["group_id"]["pattern"].startswith("^[A-Za-z0-9_.\\-]{1,128}:")
+    assert turn["user_message"]["maxLength"] == MESSAGE_MAX
+    assert prop("TurnRequest", "turn_id")["maxLength"] == TURN_ID_MAX
+    for model in ("TurnRequest", "EventRequest"):
+        metadata = schemas[model]["properties"]["metadata"]
+        assert metadata["maxProperties"] == METADATA_MAX_ENTRIES
+        assert metadata["propertyNames"] == {"maxLength": METADATA_KEY_MAX}
+    assert turn["metadata"]["additionalProperties"]["maxLength"] == METADATA_VALUE_MAX
+    assert schemas["EventRequest"]["properties"]["event_type"]["maxLength"] == EVENT_TYPE_MAX
+    assert prop("ForgetRequest", "tenant")["maxLength"] == TENANT_MAX
+    assert prop("ForgetRequest", "reason")["maxLength"] == REASON_MAX
+    search = {p["name"]: p for p in doc["paths"]["/v1/memory/search"]["get"]["parameters"]}
+    assert search["group_id"]["schema"]["maxLength"] == GROUP_ID_MAX
+    assert search["query"]["schema"]["anyOf"][0]["maxLength"] == QUERY_MAX

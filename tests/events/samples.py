@@ -78,14 +78,18 @@ FULL: list[Event] = [
         comment="Customer orders",
         row_count_approx=120_000,
         metadata_hash=SHA,
+        notes=["comment: removed 1 control character (U+001B)"],
     ),
     TableDropped(database="shop", schema_name="public", table_name="orders"),
     FileChanged(
         repo="tribal", path="events/base.py", content="x = 1\n", sha256=SHA,
-        language="python", size_bytes=6,
+        language="python", size_bytes=6, notes=["content: removed 1 control character (U+0000)"],
     ),
     FileDeleted(repo="tribal", path="old.py"),
-    FileSkipped(repo="tribal", path="logo.png", reason="binary", size_bytes=2048, sha256=SHA),
+    FileSkipped(
+        repo="tribal", path="logo.png", reason="binary", size_bytes=2048, sha256=SHA,
+        notes=["path: removed 1 control character (U+0007)"],
+    ),
     KbArticleUpserted(
         article_id="kb-001",
         title="Apollo Not Hashing Troubleshooting",
@@ -95,6 +99,7 @@ FULL: list[Event] = [
         device=["Apollo", "Apollo II"],
         last_updated=T0,
         author="FutureBit Support",
+        notes=["content: removed 2 control characters (U+0000 x2)"],
     ),
     KbArticleDeleted(article_id="kb-001"),
     TurnRecorded(

@@ -61,7 +61,7 @@ def test_recorded_v1_article_decodes_with_added_fields_defaulted(
     assert article.tenant == "futurebit"
     assert str(article.event_id) == "6f1c2a8e-3b1d-4c55-9a10-0d2c9b7e4f01"
     assert article.last_updated.isoformat() == "2024-12-15T10:00:00+00:00"
-    assert (article.device, article.author) == ((), None)  # added later, with defaults
+    assert (article.device, article.author, article.notes) == ((), None, ())  # added later
 
 
 def test_current_schema_registers_after_v1_and_old_bytes_still_decode(
@@ -76,6 +76,27 @@ def test_current_schema_registers_after_v1_and_old_bytes_still_decode(
     old = serde.decode(recorded_v1)
     assert isinstance(old, KbArticleUpserted)
     assert old.author is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["tribal.kb.KbArticleUpserted", "tribal.files.FileChanged", "tribal.files.FileSkipped",
+     "tribal.schema.TableObserved"],
+)  # fmt: skip
+def test_events_written_before_notes_existed_decode_with_no_notes(
+    name: str, serde: EventSerde, file_registry: FileSchemaRegistry
+) -> None:
+    event = next(e for e in FULL if e.avro_name == name)
+    before = current(name)
+    before["fields"] = [f for f in before["fields"] if f["name"] != "notes"]
+    check_backward_compatible(before, current(name))
+    topic = "tribal.evolution"
+    schema_id = file_registry.register(subject_name(topic, type(event)), before)
+    body = BytesIO()
+    record = {k: v for k, v in event.model_dump().items() if k != "notes"}
+    schemaless_writer(body, parse(before), record)
+    old = serde.decode(wire(schema_id, body.getvalue()))
+    assert old == event.model_copy(update={"notes": ()})
 
 
 # --- incompatible changes name the field --------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -37,6 +38,46 @@ async def test_an_invalid_group_id_is_refused_with_a_clear_error(group_id: str) 
         await MemoryIngestor(sink).ingest_event("tool_run", "ran", group_id)
     assert info.value.code == "INVALID_GROUP_ID"
     assert repr(group_id) in info.value.message
+    assert sink.emitted == []
+
+
+S1 = Session(tenant_id="acme", id="s1")
+
+
+def _turn(**fields: Any) -> Any:
+    return lambda i: i.ingest_turn(Turn(**fields), S1)
+
+
+@pytest.mark.parametrize(
+    ("call", "code", "field"),
+    [
+        (_turn(user_message="a\x00b"), "INVALID_TEXT", "user_message"),
+        (_turn(user_message="hi", agent_response="\x1b[0m"), "INVALID_TEXT", "agent_response"),
+        (_turn(user_message="hi", metadata={"k": "\x7f"}), "INVALID_TEXT", "metadata"),
+        (_turn(user_message="hi", metadata={f"k{n}": "v" for n in range(33)}),
+         "INVALID_REQUEST", "metadata"),
+        (_turn(user_message="x" * 100_001), "INVALID_REQUEST", "user_message"),
+        (lambda i: i.ingest_turn(Turn(user_message="hi"), Session(tenant_id="a", id="s" * 10_000)),
+         "INVALID_GROUP_ID", "group_id"),
+        (lambda i: i.ingest_event("tool\x00", "ran", "acme:s1"), "INVALID_TEXT", "event_type"),
+        (lambda i: i.ingest_event("tool", "ran\ud800", "acme:s1"), "INVALID_TEXT", "content"),
+        (lambda i: i.ingest_event("tool", "ran", "acme:s1", {"ids": list(range(1000))}),
+         "INVALID_REQUEST", "metadata"),
+        (lambda i: i.forget_group("acme:s1", reason="gdpr\x00"), "INVALID_TEXT", "reason"),
+        (lambda i: i.forget_tenant("t" * 129), "INVALID_TENANT", "tenant"),
+    ],
+    ids=["nul_message", "esc_response", "del_metadata", "too_much_metadata", "message_too_long",
+         "session_too_long", "nul_event_type", "surrogate_content", "metadata_value_too_long",
+         "nul_reason", "tenant_too_long"],
+)  # fmt: skip
+async def test_a_library_caller_gets_an_ingestion_error_naming_the_problem(
+    call: Any, code: str, field: str
+) -> None:
+    sink = MemorySink()
+    with pytest.raises(IngestionError) as info:
+        await call(MemoryIngestor(sink))
+    assert info.value.code == code
+    assert field in info.value.message
     assert sink.emitted == []
 
 

@@ -9,7 +9,7 @@ from api.services.context import ServiceContext
 from api.services.errors import ServiceError
 from api.services.interpret import interpret
 from api.services.relevance import ranked
-from projections.index.port import Filters, Kind
+from projections.index.port import Filters, Hit, Kind
 
 SNIPPET = 400
 CANDIDATES = 50
@@ -17,6 +17,21 @@ CANDIDATES = 50
 on the vector side (code is embedded with a natural-language view: symbol words,
 docstring, signature), keywords on the lexical side, and how much of the symbol's
 name the query names."""
+
+
+def one_per_symbol(scored: list[tuple[Hit, float]]) -> list[tuple[Hit, float]]:
+    """The best-scored chunk of each symbol: a long function split into several chunks,
+    or ``@overload`` stubs beside their implementation, answer once."""
+    seen: set[tuple[str | None, str | None, str | None]] = set()
+    out = []
+    for hit, score in scored:
+        o = hit.object
+        key = (o.repo, o.path, o.fully_qualified_name or o.symbol)
+        if o.symbol and key in seen:
+            continue
+        seen.add(key)
+        out.append((hit, score))
+    return out
 
 
 async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) -> SearchCodeOutput:
@@ -37,7 +52,7 @@ async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) ->
         raise
     except Exception as exc:
         raise ServiceError(503, "INDEX_UNAVAILABLE", f"search index failed: {exc}", True) from exc
-    scored = ranked(Kind.CODE_CHUNK, req.query, found, meaning)
+    scored = one_per_symbol(ranked(Kind.CODE_CHUNK, req.query, found, meaning))
     hits = [h for h, _ in scored]
     score = {id(h): s for h, s in scored}
     page = hits[req.offset : req.offset + req.limit]

@@ -16,7 +16,9 @@ Coverage = Literal["high", "medium", "low", "none"]
 
 
 class RetrieveMetadata(BaseModel):
-    """``product`` is the customer's device (``device`` is accepted as a synonym)."""
+    """``product`` is the customer's product or device (seed 002); ``device`` names it
+    too, or, when both are given, the more specific one (a product line and a model, an
+    application and the router it runs behind): both count, the device first."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -25,8 +27,10 @@ class RetrieveMetadata(BaseModel):
     attachments: list[CleanText] = Field(default_factory=list, max_length=50)
 
     @property
-    def device_name(self) -> str | None:
-        return self.product or self.device
+    def device_names(self) -> tuple[str, ...]:
+        """Every device the request names, most specific first, without repeats."""
+        names = [n.strip() for n in (self.device, self.product) if n and n.strip()]
+        return tuple(dict.fromkeys(names))
 
 
 class RetrieveRequest(BaseModel):

@@ -9,15 +9,16 @@ message and article, :func:`projections.index.scoring.calibrated`) is at least 0
 Coverage rules (also in README "Knowledge retrieval"):
 
 * ``high``: at least one source is tagged with both the intent and the customer's
-  device (``metadata.product``; any device when none is given): an article written
-  for this problem on this device.
+  device (``metadata.device``, else ``metadata.product``; any device when none is
+  given): an article written for this problem on this device.
 * ``medium``: at least one source, but not ``high``.
 * ``low``: no source reaches 0.7, but some article scores >= 0.5 (the knowledge base
   touches the topic without answering it); ``sources_consulted`` stays empty.
 * ``none``: nothing scores >= 0.5, or retrieval failed.
 
 Gaps name what is missing: "No {device} specific troubleshooting guide for this
-issue" when no source is tagged for the device, "No article tagged for intent
+issue" for each device the request names (product and device) that no source is
+tagged for, "No article tagged for intent
 '{intent}'" when none carries the intent, and "No knowledge base article matches
 this question" when there is no source at all.
 """
@@ -97,17 +98,17 @@ def assess(
 ) -> tuple[Coverage, list[str], list[Source]]:
     """Coverage, gaps and sources from candidate articles (best first), per the rules above."""
     chosen = [(h, s) for h, s in best if s >= MIN_RELEVANCE][:TOP_K]
-    device = req.metadata.device_name
+    devices = req.metadata.device_names
     gaps: list[str] = []
-    on_device = device is None or any(_tagged(h.object.device, device) for h, _ in chosen)
     on_intent = any(_tagged(h.object.intent, req.intent) for h, _ in chosen)
     exact = any(
         _tagged(h.object.intent, req.intent)
-        and (device is None or _tagged(h.object.device, device))
+        and (not devices or _tagged(h.object.device, devices[0]))
         for h, _ in chosen
     )
-    if device is not None and not on_device:
-        gaps.append(f"No {device} specific troubleshooting guide for this issue")
+    for device in devices:
+        if not any(_tagged(h.object.device, device) for h, _ in chosen):
+            gaps.append(f"No {device} specific troubleshooting guide for this issue")
     if not chosen:
         gaps.append("No knowledge base article matches this question")
         near = bool(best) and best[0][1] >= NEAR_MISS
@@ -138,8 +139,7 @@ async def _retrieve(
         raise RuntimeError("no search index")
     vector, mode = query or await _query_vector(ctx, req)
     searches = [index.search(req.message, vector, Kind.KB_CHUNK, None, CANDIDATES, tenant, mode)]
-    device = req.metadata.device_name
-    if device or req.intent:
+    for device in req.metadata.device_names or ((None,) if req.intent else ()):
         scoped = Filters(intent=req.intent or None, device=device)
         searches.append(
             index.search(req.message, vector, Kind.KB_CHUNK, scoped, CANDIDATES, tenant, mode)

@@ -55,6 +55,16 @@ async def test_retrieve_names_the_gap_when_nothing_is_device_specific(
     assert "No Apollo II specific troubleshooting guide for this issue" in out.gaps
 
 
+async def test_retrieve_keeps_both_product_and_device_and_names_the_missing_device(
+    client: httpx.AsyncClient,
+) -> None:
+    body = {**NOT_HASHING, "metadata": {"product": "Apollo II", "device": "Nebula X"}}
+    out = RetrieveResponse.model_validate((await client.post("/v1/retrieve", json=body)).json())
+    assert "No Nebula X specific troubleshooting guide for this issue" in out.gaps
+    assert "No Apollo II specific troubleshooting guide for this issue" not in out.gaps
+    assert out.coverage != "high"  # nothing is written for this device
+
+
 async def test_repeated_queries_hit_the_embedding_cache(client: httpx.AsyncClient) -> None:
     body = {**NOT_HASHING, "message": "Hashrate dropped to zero after the firmware update"}
     times = []

@@ -55,7 +55,7 @@ def dev(queries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [q for i, q in enumerate(queries) if i % DEV_EVERY == 0]
 
 
-def _label(kind: Kind, item: dict[str, Any]) -> Callable[[Hit], bool]:
+def _label(kind: Kind, item: dict[str, Any], urls: dict[str, str]) -> Callable[[Hit], bool]:
     if kind == Kind.TABLE_DOC:
         return lambda h: h.object.fully_qualified_name in item["expect"]
     if kind == Kind.CODE_CHUNK:
@@ -64,47 +64,124 @@ def _label(kind: Kind, item: dict[str, Any]) -> Callable[[Hit], bool]:
                              "symbol": h.object.symbol,
                              "fully_qualified_name": h.object.fully_qualified_name})  # fmt: skip
     names = set(item["expect"])
-    return lambda h: (h.object.url or "").rstrip("/").rsplit("/", 1)[-1] in names
+    return lambda h: _identity(kind, h, urls) in names
 
 
 @dataclass(frozen=True)
 class Group:
-    """One labelled query's candidates: features, labels, and (articles) their urls."""
+    """One labelled query's candidates: features, labels, and what each candidate is
+    (articles: their id; code: its symbol), in the index's order."""
 
     item: dict[str, Any]
     x: np.ndarray
     y: np.ndarray
     article: tuple[str, ...]
+    corpus: str = ""
 
 
-async def fit(run: Runner, kind: Kind, queries: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """``{"intercept": b0, <feature>: weight, ..., "n": rows, "positives": p,
-    "held_out": {...}}``; ``held_out`` holds the set's key metrics computed on
-    candidates with weights fitted without the query (leave one query out)."""
-    used = [f for f in FEATURES if f not in UNUSED[kind]]
-    groups: list[Group] = []
+def _identity(kind: Kind, h: Hit, urls: dict[str, str]) -> str:
+    if kind == Kind.KB_CHUNK:
+        url = h.object.url or ""
+        return urls.get(url, url.rstrip("/").rsplit("/", 1)[-1])
+    if kind == Kind.CODE_CHUNK:
+        o = h.object
+        return f"{o.repo}:{o.path}:{o.fully_qualified_name or o.symbol or o.chunk_id}"
+    return h.object.chunk_id
+
+
+async def groups(
+    run: Runner, kind: Kind, queries: Sequence[dict[str, Any]], tenant: str = "default",
+    corpus: str = "", urls: dict[str, str] | None = None,
+) -> list[Group]:  # fmt: skip
+    """Each query searched as its service searches (same lexical query, candidate depth,
+    hybrid mode) in ``tenant``; its candidates' features and labels."""
+    out: list[Group] = []
     for item in dev(queries):
         text = item["q"]
         if kind != Kind.KB_CHUNK:
             text = interpret(item["q"]).lexical_query(item["q"])
         vector = list(run.embedder.encode([item["q"]])[0])
         hits = await run.index.search(
-            text, vector, kind, None, DEPTH[kind], "default", SearchMode.HYBRID
+            text, vector, kind, None, DEPTH[kind], tenant, SearchMode.HYBRID
         )
-        correct = _label(kind, item)
+        correct = _label(kind, item, urls or {})
         rows = [f.as_dict() for f in features(kind, item["q"], hits)]
+        used = _used(kind)
         x = np.array([[row[name] for name in used] for row in rows]).reshape(-1, len(used))
-        urls = tuple((h.object.url or "").rstrip("/").rsplit("/", 1)[-1] for h in hits)
-        groups.append(Group(item, x, np.array([int(correct(h)) for h in hits]), urls))
-    y = np.concatenate([g.y for g in groups])
+        ids = tuple(_identity(kind, h, urls or {}) for h in hits)
+        out.append(Group(item, x, np.array([int(correct(h)) for h in hits]), ids, corpus))
+    return out
+
+
+def _used(kind: Kind) -> list[str]:
+    return [f for f in FEATURES if f not in UNUSED[kind]]
+
+
+def fit_groups(kind: Kind, found: Sequence[Group]) -> dict[str, Any]:
+    """The calibration of ``kind`` fitted on ``found``, as :func:`write` stores it."""
+    y = np.concatenate([g.y for g in found]) if found else np.array([])
     if len(set(y.tolist())) < 2:
         return {"n": len(y), "error": "one class only"}
-    intercept, coef = _fit(kind, groups)
-    weights = dict(zip(used, (round(float(c), 3) for c in coef), strict=True))
+    intercept, coef = _fit(kind, found)
+    weights = dict(zip(_used(kind), (round(float(c), 3) for c in coef), strict=True))
     return {"intercept": round(intercept, 3),
             **{f: weights.get(f, 0.0) for f in FEATURES},
-            "n": len(y), "positives": int(y.sum()),
-            "held_out": held_out(kind, groups)}  # fmt: skip
+            "n": len(y), "positives": int(y.sum())}  # fmt: skip
+
+
+async def fit(run: Runner, kind: Kind, queries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``{"intercept": b0, <feature>: weight, ..., "n": rows, "positives": p,
+    "held_out": {...}}``; ``held_out`` holds the set's key metrics computed on
+    candidates with weights fitted without the query (leave one query out)."""
+    found = await groups(run, kind, queries)
+    out = fit_groups(kind, found)
+    if "error" not in out:
+        out["held_out"] = held_out(kind, found)
+    return out
+
+
+def score(kind: Kind, train: Sequence[Group], test: Sequence[Group]) -> tuple[
+    list[Ranked], list[Sourced]
+]:  # fmt: skip
+    """``test`` ranked by weights fitted on ``train`` alone, as the services rank:
+    one answer per symbol (code), articles at their best passage (help desk)."""
+    intercept, coef = _fit(kind, train)
+    ranks: list[Ranked] = []
+    sourced: list[Sourced] = []
+    for g in test:
+        if not len(g.y):
+            if kind in PAIRWISE:
+                ranks.append(Ranked(g.item["kind"], None, g.item["q"]))
+            else:
+                sourced.append(Sourced(g.item["kind"], tuple(g.item["expect"]), (), "none",
+                                       g.item["q"]))  # fmt: skip
+            continue
+        p = 1 / (1 + np.exp(-(intercept + g.x @ coef)))
+        if kind in PAIRWISE:
+            order = np.argsort(-p, kind="stable")
+            seen: set[str] = set()
+            rank = None
+            position = 0
+            for j in order:
+                if g.article[j] in seen:
+                    continue  # one answer per symbol / table
+                seen.add(g.article[j])
+                position += 1
+                if g.y[j]:
+                    rank = position
+                    break
+            ranks.append(Ranked(g.item["kind"], rank, g.item["q"]))
+            continue
+        best: dict[str, float] = {}
+        for article, s in zip(g.article, p, strict=True):
+            best[article] = max(best.get(article, 0.0), float(s))
+        ordered = sorted(best.items(), key=lambda kv: -kv[1])
+        chosen = [a for a, s in ordered if s >= 0.7][:3]
+        top = ordered[0][1] if ordered else 0.0
+        coverage = "medium" if chosen else "low" if top >= 0.5 else "none"
+        sourced.append(Sourced(g.item["kind"], tuple(g.item["expect"]), tuple(chosen), coverage,
+                               g.item["q"]))  # fmt: skip
+    return ranks, sourced
 
 
 def _fit(kind: Kind, groups: Sequence[Group]) -> tuple[float, np.ndarray]:

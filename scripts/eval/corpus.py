@@ -25,6 +25,7 @@ from events.documents import DomainDocumented, TableDocumented
 from events.files import FileChanged
 from events.kb import KbArticleUpserted
 from events.sources.pg_catalog import introspect
+from scripts.eval.corpora import Corpus, loader
 from streams.chunker.defaults import default_registry
 from streams.chunker.files import FileChunker
 from streams.chunker.kb import chunk_kb_article
@@ -99,27 +100,87 @@ def kb_articles(names: Sequence[str]) -> list[KbArticleUpserted]:
     return out
 
 
-async def build(
-    bootstrap: str, admin_dsn: str, data_dir: Path, embedder: Embedder, code: bool = True,
-    **extra: object,
-) -> Demo:  # fmt: skip
-    """Produce every source event, run the processors, project; return the deployment.
+async def _tables(corpus: Corpus, admin_dsn: str) -> tuple[str, list[Event]]:
+    """A schema corpus in a fresh database: its DSN and its ``TableObserved`` events."""
+    if "legacy_schema" in corpus.source:
+        database = corpus.source["legacy_schema"]
+        sql = dict(SCHEMAS)[database].read_text()
+        dsn = await fresh_database(admin_dsn, prefix=f"eval_{database}")
+        conn = await asyncpg.connect(dsn)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+    else:
+        database = corpus.queries[0]["expect"][0].split(".")[0]
+        dsn = await loader("scripts.eval.corpora_tables", "load")(admin_dsn, corpus.spec)
+    conn = await asyncpg.connect(dsn)
+    try:
+        observed = await introspect(conn, database)
+    finally:
+        await conn.close()
+    return dsn, [e.model_copy(update={"tenant": corpus.tenant}) for e in observed]
 
-    ``code=False`` leaves the code corpus out (the quick eval of the test suite)."""
-    dsn, observed = await _observe(admin_dsn)
+
+def _code(corpus: Corpus) -> list[FileChanged]:
+    if "legacy_repo" in corpus.source:
+        files = [f for f in code_files() if f.repo == corpus.source["legacy_repo"]]
+    else:
+        files = loader("scripts.eval.corpora_code", "corpus_files")(corpus.spec)
+    return [f.model_copy(update={"tenant": corpus.tenant}) for f in files]
+
+
+def _articles(corpus: Corpus) -> list[KbArticleUpserted]:
+    if "pypi_descriptions" in corpus.source:
+        found = kb_articles(corpus.source["pypi_descriptions"])
+    else:
+        rows = loader("scripts.eval.corpora_kb", "articles")(corpus.spec)
+        found = [
+            KbArticleUpserted(
+                article_id=r["id"], title=r["title"], url=r["url"], content=r["content"],
+                intent=tuple(r.get("intent", ("docs",))), device=tuple(r.get("device", ())),
+                last_updated=r.get("last_updated") or UPDATED,
+            )
+            for r in rows
+        ]  # fmt: skip
+    return [a.model_copy(update={"tenant": corpus.tenant}) for a in found]
+
+
+async def build(
+    bootstrap: str, admin_dsn: str, data_dir: Path, embedder: Embedder,
+    corpora: Sequence[Corpus], **extra: object,
+) -> tuple[Demo, dict[str, dict[str, str]]]:  # fmt: skip
+    """Produce every corpus's source events (each under its tenant), run the processors,
+    project; return the deployment and, per KB corpus, its articles' url -> id."""
+    observed: list[Event] = []
+    first = ""
+    for c in corpora:
+        if c.kind == "tables":
+            dsn, events = await _tables(c, admin_dsn)
+            first = first or dsn
+            observed += events
+    dsn = first or await fresh_database(admin_dsn, prefix="eval_catalog")
     settings = isolated_settings(bootstrap, data_dir, postgres_dsn=dsn, **extra)
     pipe = Pipeline(settings)
     await pipe.create_topics()
     await pipe.produce("schema.changes", [(e.fully_qualified_name, e) for e in observed])  # type: ignore[attr-defined]
-    documented = [
-        e.event for e in await DocumenterLane(Documenter(make_provider(env={}))).process(observed)
-    ]
+    documented: list[Event] = []
+    for tenant in sorted({e.tenant for e in observed}):  # type: ignore[attr-defined]
+        mine = [e for e in observed if e.tenant == tenant]  # type: ignore[attr-defined]
+        lane = DocumenterLane(Documenter(make_provider(env={})))
+        documented += [e.event for e in await lane.process(mine)]
     tables = [e for e in documented if isinstance(e, TableDocumented)]
     domains = [e for e in documented if isinstance(e, DomainDocumented)]
     await pipe.produce("tables.documented", [(t.fully_qualified_name, t) for t in tables]
                        + [(d.domain, d) for d in domains])  # fmt: skip
-    files = code_files() if code else []
-    articles = kb_articles(load_set("kb")["articles"])
+    files = [f for c in corpora if c.kind == "code" for f in _code(c)]
+    urls: dict[str, dict[str, str]] = {}
+    articles: list[KbArticleUpserted] = []
+    for c in corpora:
+        if c.kind == "kb":
+            mine = _articles(c)
+            urls[c.name] = {a.url: a.article_id for a in mine}
+            articles += mine
     await pipe.produce("files.changes", [(f.key, f) for f in files])
     await pipe.produce("kb.articles", [(a.article_id, a) for a in articles])
     chunker = FileChunker(default_registry(env={}))
@@ -131,4 +192,4 @@ async def build(
     await pipe.produce("embeddings", [(v.document_id, v) for v in vectors])
     demo = Demo(settings, pipe, dsn)
     await demo.project(("catalog", "index"))
-    return demo
+    return demo, urls

@@ -1,8 +1,10 @@
-"""One eval run: corpora in, every labelled set through HTTP and both baselines, a report out."""
+"""One eval run: every corpus in, each asked as its own tenant through HTTP (the
+product) and both baselines, the calibration measured leaving each corpus out."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,8 @@ from rich.console import Console
 
 from projections.index import index_from_settings, scoring
 from projections.index.port import Kind, SearchMode
-from scripts.eval import calibrate, corpus
+from scripts.eval import calibrate, corpus, loco
+from scripts.eval.corpora import Corpus, all_corpora
 from scripts.eval.metrics import by_kind, knowledge_by_kind, misses, wrong_sources
 from scripts.eval.runs import Runner, join_hops, rank_code, rank_tables, sourced
 from streams.embedder.model import Embedder
@@ -37,65 +40,81 @@ def _wait_semantic(url: str) -> None:
         time.sleep(0.5)
 
 
+async def _product(run: Runner, c: Corpus) -> dict[str, Any]:
+    """One corpus through the HTTP API and both baselines."""
+    row: dict[str, Any] = {}
+    if c.kind == "tables":
+        found = await rank_tables(c.queries, run.tables_http)
+        row["hybrid"], row["misses"] = by_kind(found), misses(found)
+        for mode in (SearchMode.BM25, SearchMode.VECTOR):
+            row[mode.value] = by_kind(
+                await rank_tables(c.queries, run.baseline(Kind.TABLE_DOC, mode))
+            )
+        row["joins"] = await join_hops(run.client, c.joins)
+    elif c.kind == "code":
+        found = await rank_code(c.queries, run.code_http)
+        row["hybrid"], row["misses"] = by_kind(found), misses(found)
+        for mode in (SearchMode.BM25, SearchMode.VECTOR):
+            row[mode.value] = by_kind(
+                await rank_code(c.queries, run.baseline(Kind.CODE_CHUNK, mode))
+            )
+    else:
+        answers = await sourced(c.queries, run.retrieve_http)
+        row["hybrid"], row["misses"] = knowledge_by_kind(answers), wrong_sources(answers)
+        for mode in (SearchMode.BM25, SearchMode.VECTOR):
+            row[mode.value] = knowledge_by_kind(
+                await sourced(c.queries, partial(run.retrieve_baseline, mode=mode))
+            )
+    return row
+
+
 async def evaluate(
     bootstrap: str, admin_dsn: str, data_dir: Path, embedder: Embedder, console: Console,
-    sets: dict[str, dict[str, Any]] | None = None, fit: bool = False,
+    corpora: Sequence[Corpus] | None = None, fit: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
-    """Build the corpora, serve the API, run the sets (all of ``tests/eval`` by default).
+    """Build the corpora (all of them by default), serve the API, measure.
 
-    ``fit``: refit the calibration on the dev split first and write it (the run then
-    measures the new fit)."""
-    sets = sets or {n: corpus.load_set(n) for n in ("tables", "code", "kb", "joins")}
+    ``fit``: write the calibration fitted on every corpus (what the product ships);
+    the headline numbers are leave-one-corpus-out either way."""
+    corpora = list(corpora or all_corpora())
+    keys = {**KEYS, **{f"key-{c.tenant}": c.tenant for c in corpora}}
     t0 = time.perf_counter()
-    code = bool(sets["code"]["queries"])
-    demo = await corpus.build(bootstrap, admin_dsn, data_dir, embedder, code, api_keys=KEYS)
-    console.print(f"corpora ingested in {time.perf_counter() - t0:.0f} s")
+    demo, urls = await corpus.build(
+        bootstrap, admin_dsn, data_dir, embedder, corpora, api_keys=keys
+    )
+    console.print(f"{len(corpora)} corpora ingested in {time.perf_counter() - t0:.0f} s")
     index = index_from_settings(demo.settings)
     await index.setup()
-    out: dict[str, Any] = {"tables": {}, "code": {}, "knowledge": {}}
+    out: dict[str, Any] = {
+        "corpora": {
+            kind: {
+                c.name: {"n": len(c.queries), "unanswerable": c.unanswerable,
+                         "paraphrase": sum(q["kind"] == "paraphrase" for q in c.queries)}
+                for c in corpora if c.kind == kind
+            }
+            for kind in ("tables", "code", "kb")
+        },
+    }  # fmt: skip
     try:
         with ThreadedServer(demo.settings) as server:
             _wait_semantic(server.url)
             async with httpx.AsyncClient(base_url=server.url, headers=AUTH, timeout=60) as client:
-                run = Runner(client, index, embedder)
-                tq, cq, kq = (
-                    sets["tables"]["queries"],
-                    sets["code"]["queries"],
-                    sets["kb"]["queries"],
-                )
-                fits = {
-                    k.value: await calibrate.fit(run, k, qs)
-                    for k, qs in ((Kind.TABLE_DOC, tq), (Kind.CODE_CHUNK, cq), (Kind.KB_CHUNK, kq))
-                    if qs
-                }
+                base = Runner(client, index, embedder)
+                held, fits = await loco.leave_one_corpus_out(base, corpora, urls)
                 out["calibration_fit"] = fits
                 if fit and all("error" not in f for f in fits.values()):
-                    # the server (a thread of this process) ranks with the new fit from here
                     calibrate.write(fits, type(index).__name__)
-                    scoring.calibration.cache_clear()
+                    scoring.calibration.cache_clear()  # the server thread ranks with it now
                     console.print(f"calibration written to {scoring.CALIBRATION_FILE}")
-                tables = await rank_tables(tq, run.tables_http)
-                code_rows = await rank_code(cq, run.code_http)
-                knowledge = await sourced(kq, run.retrieve_http)
-                out["tables"]["hybrid"] = by_kind(tables)
-                out["code"]["hybrid"] = by_kind(code_rows)
-                out["knowledge"]["hybrid"] = knowledge_by_kind(knowledge)
-                out["misses"] = {
-                    "tables": misses(tables), "code": misses(code_rows),
-                    "knowledge": wrong_sources(knowledge),
-                }  # fmt: skip
-                for mode in (SearchMode.BM25, SearchMode.VECTOR):
-                    name = mode.value
-                    out["tables"][name] = by_kind(
-                        await rank_tables(tq, run.baseline(Kind.TABLE_DOC, mode))
-                    )
-                    out["code"][name] = by_kind(
-                        await rank_code(cq, run.baseline(Kind.CODE_CHUNK, mode))
-                    )
-                    out["knowledge"][name] = knowledge_by_kind(
-                        await sourced(kq, partial(run.retrieve_baseline, mode=mode))
-                    )
-                out["joins"] = await join_hops(client, sets["joins"]["pairs"])
+                for c in corpora:
+                    run = base.for_corpus(c.tenant, urls.get(c.name))
+                    try:
+                        row = out["corpora"][c.kind][c.name]
+                        row.update(held.get(c.kind, {}).get(c.name, {}))
+                        row.update(await _product(run, c))
+                    finally:
+                        await run.client.aclose()
+                    console.print(f"  {c.kind} {c.name}: done")
     finally:
         await index.close()
     return out

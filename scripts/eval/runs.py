@@ -21,10 +21,27 @@ Answers = Callable[[str], Awaitable[list[Any]]]
 class Runner:
     """Query functions for every set, per system (``hybrid`` = the HTTP API)."""
 
-    def __init__(self, client: httpx.AsyncClient, index: SearchIndex, embedder: Embedder) -> None:
+    def __init__(
+        self, client: httpx.AsyncClient, index: SearchIndex, embedder: Embedder,
+        tenant: str = TENANT, urls: dict[str, str] | None = None,
+    ) -> None:  # fmt: skip
         self.client = client
         self.index = index
         self.embedder = embedder
+        self.tenant = tenant
+        self.urls = urls or {}
+        """A KB corpus's article url -> id (sources are compared by article id)."""
+
+    def for_corpus(self, tenant: str, urls: dict[str, str] | None = None) -> Runner:
+        """The same runner asking as ``tenant`` (its API key is ``key-<tenant>``)."""
+        client = httpx.AsyncClient(
+            base_url=self.client.base_url, timeout=60,
+            headers={"Authorization": f"Bearer key-{tenant}"},
+        )  # fmt: skip
+        return Runner(client, self.index, self.embedder, tenant, urls)
+
+    def article(self, url: str) -> str:
+        return self.urls.get(url) or url.rstrip("/").rsplit("/", 1)[-1]
 
     async def _vector(self, text: str) -> list[float]:
         return list(self.embedder.encode([text])[0])
@@ -45,12 +62,12 @@ class Runner:
         r = await self.client.post("/v1/retrieve", json=body)
         r.raise_for_status()
         out = r.json()
-        return [s["url"] for s in out["sources_consulted"]], out["coverage"]
+        return [self.article(s["url"]) for s in out["sources_consulted"]], out["coverage"]
 
     async def index_hits(self, q: str, kind: Kind, mode: SearchMode, depth: int = DEPTH) -> Any:
         vector = await self._vector(q) if mode != SearchMode.BM25 else None
         text = q if mode != SearchMode.VECTOR else None
-        return await self.index.search(text, vector, kind, None, depth, TENANT, mode)
+        return await self.index.search(text, vector, kind, None, depth, self.tenant, mode)
 
     def baseline(self, kind: Kind, mode: SearchMode) -> Answers:
         async def answers(q: str) -> list[Any]:
@@ -71,20 +88,20 @@ class Runner:
             url = h.object.url or ""
             best[url] = max(best.get(url, 0.0), h.score)
         ranked = sorted(best.items(), key=lambda kv: -kv[1])
-        sources = [u for u, s in ranked if s >= MIN_RELEVANCE][:3]
+        sources = [self.article(u) for u, s in ranked if s >= MIN_RELEVANCE][:3]
         top = ranked[0][1] if ranked else 0.0
         return sources, ("medium" if sources else "low" if top >= 0.5 else "none")
 
 
 def code_hit(expected: dict[str, Any]) -> Callable[[dict[str, Any]], bool]:
-    sym = expected["symbol"]
+    """A result is right if it is the expected symbol, or one of the ``also`` listed."""
+    answers = [(expected["path"], expected["symbol"])]
+    answers += [(a["path"], a["symbol"]) for a in expected.get("also", [])]
 
     def correct(r: dict[str, Any]) -> bool:
         names = {r.get("symbol") or "", (r.get("fully_qualified_name") or "").rsplit(".", 1)[-1]}
-        return (
-            r.get("repo") == expected["repo"]
-            and r.get("path") == expected["path"]
-            and (sym in names)
+        return r.get("repo") == expected["repo"] and any(
+            r.get("path") == path and symbol in names for path, symbol in answers
         )
 
     return correct
@@ -112,12 +129,11 @@ async def sourced(
     queries: Sequence[dict[str, Any]],
     answers: Callable[[str], Awaitable[tuple[list[str], str]]],
 ) -> list[Sourced]:
-    """Sources are compared by article url (``https://pypi.org/project/<name>/``)."""
+    """Sources are compared by article id (the answers map urls to ids)."""
     out = []
     for item in queries:
-        urls, coverage = await answers(item["q"])
-        names = tuple(u.rstrip("/").rsplit("/", 1)[-1] for u in urls)
-        out.append(Sourced(item["kind"], tuple(item["expect"]), names, coverage, item["q"]))
+        names, coverage = await answers(item["q"])
+        out.append(Sourced(item["kind"], tuple(item["expect"]), tuple(names), coverage, item["q"]))
     return out
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from api.services.interpret import STOP, Interpretation, expand, interpret, singular
 from projections.index.port import Hit, Kind
-from projections.index.scoring import FEATURES, calibrated
+from projections.index.scoring import FEATURES, probabilities
 from streams.documenter.graph import name_tokens
 from streams.vocabulary import expand_abbreviations, words
 
@@ -143,8 +143,6 @@ def ranked(
     kind: Kind, query: str, hits: Sequence[Hit], meaning: Interpretation | None = None
 ) -> list[tuple[Hit, float]]:
     """``(hit, calibrated relevance)``, best first (ties keep the index's order)."""
-    scored = [
-        (h, calibrated(kind.value, f.as_dict()))
-        for h, f in zip(hits, features(kind, query, hits, meaning), strict=True)
-    ]
+    rows = [f.as_dict() for f in features(kind, query, hits, meaning)]
+    scored = list(zip(hits, probabilities(kind.value, rows), strict=True))
     return sorted(scored, key=lambda hs: -hs[1])

@@ -117,11 +117,24 @@ def blend(vector: float | None, lexical: float | None, alpha: float = HYBRID_ALP
 
 
 def calibrated(kind: str, features: Mapping[str, float]) -> float:
-    """The probability-like relevance of one hit from its features (:data:`FEATURES`;
-    a missing feature counts 0)."""
+    """The probability-like relevance of one hit alone from its features
+    (:data:`FEATURES`; a missing feature counts 0), as if it led its query."""
+    return probabilities(kind, [features])[0]
+
+
+def probabilities(kind: str, rows: Sequence[Mapping[str, float]]) -> list[float]:
+    """The calibrated relevance of each of one query's candidates.
+
+    ``z`` is the weighted sum of a candidate's features; its *lead* ``z - max z`` says
+    how far below the query's best candidate it stands. The probability is
+    ``sigmoid(intercept + z + lead_weight * lead)``: the best candidate's score says how
+    likely the best answer is right, and the others fall away from it, on any corpus.
+    """
     w = calibration()[kind]
-    z = w["intercept"] + sum(w.get(f, 0.0) * features.get(f, 0.0) for f in FEATURES)
-    return 1.0 / (1.0 + math.exp(-z))
+    z = [sum(w.get(f, 0.0) * row.get(f, 0.0) for f in FEATURES) for row in rows]
+    best = max(z, default=0.0)
+    lead = w.get("lead", 0.0)
+    return [1.0 / (1.0 + math.exp(-(w["intercept"] + v + lead * (v - best)))) for v in z]
 
 
 @dataclass(frozen=True)

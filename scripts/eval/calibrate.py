@@ -122,10 +122,10 @@ def fit_groups(kind: Kind, found: Sequence[Group]) -> dict[str, Any]:
     y = np.concatenate([g.y for g in found]) if found else np.array([])
     if len(set(y.tolist())) < 2:
         return {"n": len(y), "error": "one class only"}
-    intercept, coef = _fit(kind, found)
-    weights = dict(zip(_used(kind), (round(float(c), 3) for c in coef), strict=True))
-    return {"intercept": round(intercept, 3),
-            **{f: weights.get(f, 0.0) for f in FEATURES},
+    fitted = _fit(kind, found)
+    weights = dict(zip(_used(kind), (round(float(c), 3) for c in fitted.coef), strict=True))
+    return {"intercept": round(fitted.intercept, 3),
+            **{f: weights.get(f, 0.0) for f in FEATURES}, "lead": round(fitted.lead, 3),
             "n": len(y), "positives": int(y.sum())}  # fmt: skip
 
 
@@ -145,7 +145,7 @@ def score(kind: Kind, train: Sequence[Group], test: Sequence[Group]) -> tuple[
 ]:  # fmt: skip
     """``test`` ranked by weights fitted on ``train`` alone, as the services rank:
     one answer per symbol (code), articles at their best passage (help desk)."""
-    intercept, coef = _fit(kind, train)
+    fitted = _fit(kind, train)
     ranks: list[Ranked] = []
     sourced: list[Sourced] = []
     for g in test:
@@ -156,7 +156,7 @@ def score(kind: Kind, train: Sequence[Group], test: Sequence[Group]) -> tuple[
                 sourced.append(Sourced(g.item["kind"], tuple(g.item["expect"]), (), "none",
                                        g.item["q"]))  # fmt: skip
             continue
-        p = 1 / (1 + np.exp(-(intercept + g.x @ coef)))
+        p = fitted.predict(g.x)
         if kind in PAIRWISE:
             order = np.argsort(-p, kind="stable")
             seen: set[str] = set()
@@ -184,13 +184,30 @@ def score(kind: Kind, train: Sequence[Group], test: Sequence[Group]) -> tuple[
     return ranks, sourced
 
 
-def _fit(kind: Kind, groups: Sequence[Group]) -> tuple[float, np.ndarray]:
+@dataclass(frozen=True)
+class Fit:
+    """Weights as the API applies them: ``intercept``, per-feature ``coef`` and the
+    ``lead`` weight of a candidate's distance below the query's best
+    (:func:`projections.index.scoring.probabilities`)."""
+
+    intercept: float
+    coef: np.ndarray
+    lead: float = 0.0
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        if not len(x):
+            return np.zeros(0)
+        z = x @ self.coef
+        return np.asarray(1 / (1 + np.exp(-(self.intercept + z + self.lead * (z - z.max())))))
+
+
+def _fit(kind: Kind, groups: Sequence[Group]) -> Fit:
     x = np.vstack([g.x for g in groups])
     y = np.concatenate([g.y for g in groups])
     if kind in PAIRWISE:
-        return _ranking_fit([(g.x, g.y) for g in groups], x, y)
+        return _ranking_fit([(g.x, g.y) for g in groups])
     model = LogisticRegression(C=C, max_iter=3000).fit(x, y)
-    return float(model.intercept_[0]), model.coef_[0]
+    return Fit(float(model.intercept_[0]), model.coef_[0])
 
 
 def held_out(kind: Kind, groups: Sequence[Group]) -> dict[str, Any]:
@@ -203,8 +220,7 @@ def held_out(kind: Kind, groups: Sequence[Group]) -> dict[str, Any]:
         rest = [o for j, o in enumerate(groups) if j != i]
         if len({int(v) for o in rest for v in o.y}) < 2:
             continue
-        intercept, coef = _fit(kind, rest)
-        p = 1 / (1 + np.exp(-(intercept + g.x @ coef)))
+        p = _fit(kind, rest).predict(g.x)
         if kind in PAIRWISE:
             order = np.argsort(-p, kind="stable")
             rank = next((r for r, j in enumerate(order, start=1) if g.y[j]), None)
@@ -221,11 +237,14 @@ def held_out(kind: Kind, groups: Sequence[Group]) -> dict[str, Any]:
             for split, m in knowledge_by_kind(sourced).items()}  # fmt: skip
 
 
-def _ranking_fit(
-    groups: Sequence[tuple[np.ndarray, np.ndarray]], x: np.ndarray, y: np.ndarray
-) -> tuple[float, np.ndarray]:
+def _ranking_fit(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> Fit:
     """Pairwise ranking weights ``w`` (right minus wrong candidate of one query, both
-    ways round), then ``sigmoid(a + b * (w . x))`` fitted to the labels: ``(a, b * w)``."""
+    ways round), then a probability from the ranking score ``z = w . x`` and the
+    candidate's *lead* ``z - max z`` over its query's candidates:
+    ``sigmoid(a + b * z + c * lead)``. Stored as ``(a, b * w, c / b)``, so the API
+    computes the lead on the stored weights. The lead makes a score mean the same on
+    any corpus: how far a candidate stands from the best one of its own query, not an
+    absolute similarity whose scale moves with the corpus."""
     diffs: list[np.ndarray] = []
     for gx, gy in groups:
         right, wrong = gx[gy == 1], gx[gy == 0]
@@ -235,15 +254,27 @@ def _ranking_fit(
     both = np.vstack([pairs, -pairs])
     labels = np.concatenate([np.ones(len(pairs)), np.zeros(len(pairs))])
     w = LogisticRegression(C=C, max_iter=3000, fit_intercept=False).fit(both, labels).coef_[0]
-    scale = LogisticRegression(C=C, max_iter=3000).fit((x @ w).reshape(-1, 1), y)
-    return float(scale.intercept_[0]), float(scale.coef_[0][0]) * w
+    rows = []
+    for gx, _ in groups:
+        if len(gx):
+            z = gx @ w
+            rows.append(np.column_stack([z, z - z.max()]))
+    y = np.concatenate([gy for gx, gy in groups if len(gx)])
+    scale = LogisticRegression(C=C, max_iter=3000).fit(np.vstack(rows), y)
+    b, c = (float(v) for v in scale.coef_[0])
+    if abs(b) < 1e-6:
+        b = 1e-6
+    return Fit(float(scale.intercept_[0]), b * w, c / b)
 
 
 def write(fits: dict[str, dict[str, Any]], backend: str, path: Path = CALIBRATION_FILE) -> None:
-    """Store the fits where :func:`projections.index.scoring.calibration` reads them."""
-    kinds = {k: {n: f[n] for n in ("intercept", *FEATURES)} for k, f in fits.items()}
+    """Store the fits where :func:`projections.index.scoring.calibration` reads them;
+    kinds not in ``fits`` keep their stored weights."""
+    record: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {"kinds": {}}
+    for k, f in fits.items():
+        record["kinds"][k] = {n: f.get(n, 0.0) for n in ("intercept", *FEATURES, "lead")}
     when = datetime.now(UTC).date().isoformat()
     rows = ", ".join(f"{k} {f['n']} candidates ({f['positives']} relevant)"
                      for k, f in fits.items())  # fmt: skip
-    record = {"fitted_on": f"{when}, {backend}, make eval labelled sets: {rows}", "kinds": kinds}
+    record["fitted_on"] = f"{when}, {backend}, make eval corpora (all of a kind): {rows}"
     path.write_text(json.dumps(record, indent=2) + "\n")

@@ -37,14 +37,14 @@ def scores_mean(
     """Do the top result's scores mean what they say? Of tops scored >= 0.7, the share
     that is right; of right tops, the share scored >= 0.5; and the reliability curve
     (mean predicted score and observed precision per tenth) of every candidate."""
-    intercept, coef = calibrate._fit(kind, train)
+    fitted = calibrate._fit(kind, train)
     confident = right_confident = right_tops = right_tops_half = 0
     predicted: list[float] = []
     observed: list[int] = []
     for g in test:
         if not len(g.y):
             continue
-        p = 1 / (1 + np.exp(-(intercept + g.x @ coef)))
+        p = fitted.predict(g.x)
         j = int(np.argmax(p))
         if p[j] >= 0.7:
             confident += 1

@@ -32,6 +32,8 @@ class Features:
     gap: float = 0.0
     support: float = 0.0
     top: float = 0.0
+    negated: float = 0.0
+    """1 when the object's title names what the question rules out ("not Docker")."""
 
     def as_dict(self) -> dict[str, float]:
         return {f: getattr(self, f) for f in FEATURES}
@@ -83,6 +85,19 @@ def name_match(terms: QueryTerms, name: frozenset[str]) -> float:
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
+_NEGATION = re.compile(
+    r"\b(?:not|without|no|except|excluding|instead of|other than|rather than|"
+    r"isn't|aren't|don't|doesn't|never)\s+(?:(?:a|an|the|any|use|using|with|via|on|in|"
+    r"through|run|running|have|having)\s+)*([a-z0-9][a-z0-9+.-]*)",
+    re.IGNORECASE,
+)
+
+
+def negated_terms(query: str) -> frozenset[str]:
+    """The words a question rules out: "without Docker", "not using systemd",
+    "other than PostgreSQL" (singular, lower case)."""
+    found = (m.group(1).lower().strip(".-") for m in _NEGATION.finditer(query))
+    return frozenset(singular(w) for w in found if w and w not in STOP)
 
 
 def _tokens(text: str) -> set[str]:
@@ -116,6 +131,7 @@ def features(
     per_document = Counter(h.object.document_id for h in hits)
     coverage = term_coverage(query, [f"{h.object.title or ''} {h.object.text}" for h in hits])
     articles = kind == Kind.KB_CHUNK
+    ruled_out = negated_terms(query)
     out = []
     for h, covered in zip(hits, coverage, strict=True):
         if h.vector_score is None:
@@ -134,6 +150,7 @@ def features(
                 gap=v - top if articles else 0.0,
                 support=per_document[h.object.document_id] / len(hits) if articles else 0.0,
                 top=float(on_top) if articles else 0.0,
+                negated=float(bool(ruled_out & _tokens(h.object.title or h.object.symbol or ""))),
             )
         )
     return out

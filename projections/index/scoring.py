@@ -66,7 +66,7 @@ CANDIDATES_PER_SIDE = 4
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 """The fitted calibration (``make eval EVAL_ARGS=--fit`` writes it): per kind, the
 logistic weights of the relevance features, and what they were fitted on."""
-FEATURES = ("vector", "lexical", "name", "coverage", "gap", "support", "top")
+FEATURES = ("vector", "lexical", "name", "coverage", "gap", "support", "top", "negated")
 """The relevance features of a hit (see the module docstring). ``vector``, ``lexical``
 and ``name`` depend on the hit and the query alone; the others on the query's other
 candidates too."""

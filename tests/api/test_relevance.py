@@ -52,3 +52,12 @@ def test_keyword_evidence_alone_never_makes_a_confident_answer() -> None:
     obj = IndexedObject("a#0", Kind.KB_CHUNK, "kb:a", text="", title="Apollo not hashing")
     [(_, score)] = ranked(Kind.KB_CHUNK, "Apollo not hashing", [Hit(obj, 0.9, None, 0.95)])
     assert score < 0.5
+
+
+def test_a_question_names_what_it_rules_out() -> None:
+    from api.services.relevance import negated_terms
+
+    assert negated_terms("How do I upgrade without Docker?") == {"docker"}
+    assert negated_terms("Not using systemd: how do I start the service?") == {"systemd"}
+    assert negated_terms("Which databases other than PostgreSQL work?") == {"postgresql"}
+    assert negated_terms("How do I install the server on Debian?") == frozenset()

@@ -8,6 +8,7 @@ package's source files and the long descriptions of installed distributions.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -130,20 +131,56 @@ def _code(corpus: Corpus) -> list[FileChanged]:
     return [f.model_copy(update={"tenant": corpus.tenant}) for f in files]
 
 
-def _articles(corpus: Corpus) -> list[KbArticleUpserted]:
+def _contract_1(article: KbArticleUpserted) -> dict[str, Any]:
+    """An article as a help desk's Contract 1 listing ships it."""
+    return {
+        "id": article.article_id, "title": article.title, "url": article.url,
+        "content": article.content,
+        "metadata": {"intent": list(article.intent), "device": list(article.device),
+                     "last_updated": article.last_updated.isoformat()},
+    }  # fmt: skip
+
+
+async def through_contract_1(
+    articles: list[dict[str, Any]], tenant: str
+) -> list[KbArticleUpserted]:
+    """Serve ``articles`` from a Contract 1 host (``GET /api/kb/articles``) and read them
+    with the help-desk source, as a user's help desk is read: paging, metadata, notes."""
+    import threading
+
+    import uvicorn
+
+    from api.kb_host import KbStore, create_kb_host
+    from events.sources.checkpoint import MemoryCheckpoint
+    from events.sources.kb import KbOptions, KbSource
+    from events.sources.sink import MemorySink
+    from streams.embedded.process import free_port
+
+    port = free_port()
+    config = uvicorn.Config(
+        create_kb_host(KbStore(articles)), host="127.0.0.1", port=port, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
+            await asyncio.sleep(0.05)
+        sink = MemorySink()
+        source = KbSource("eval", KbOptions(url=f"http://127.0.0.1:{port}", tenant=tenant))
+        await source.sync_once(sink, MemoryCheckpoint())
+    finally:
+        server.should_exit = True
+        await asyncio.to_thread(thread.join, 10)
+    return [e for e in sink.events() if isinstance(e, KbArticleUpserted)]
+
+
+async def _articles(corpus: Corpus) -> list[KbArticleUpserted]:
     if "pypi_descriptions" in corpus.source:
-        found = kb_articles(corpus.source["pypi_descriptions"])
+        rows = [_contract_1(a) for a in kb_articles(corpus.source["pypi_descriptions"])]
     else:
         rows = loader("scripts.eval.corpora_kb", "articles")(corpus.spec)
-        found = [
-            KbArticleUpserted(
-                article_id=r["id"], title=r["title"], url=r["url"], content=r["content"],
-                intent=tuple(r.get("intent", ("docs",))), device=tuple(r.get("device", ())),
-                last_updated=r.get("last_updated") or UPDATED,
-            )
-            for r in rows
-        ]  # fmt: skip
-    return [a.model_copy(update={"tenant": corpus.tenant}) for a in found]
+    return await through_contract_1(rows, corpus.tenant)
 
 
 async def build(
@@ -178,7 +215,7 @@ async def build(
     articles: list[KbArticleUpserted] = []
     for c in corpora:
         if c.kind == "kb":
-            mine = _articles(c)
+            mine = await _articles(c)
             urls[c.name] = {a.url: a.article_id for a in mine}
             articles += mine
     await pipe.produce("files.changes", [(f.key, f) for f in files])

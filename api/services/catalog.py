@@ -26,15 +26,15 @@ from api.schemas.catalog import (
     TableSchema,
     TableSearchResult,
 )
-from api.services import relevance
 from api.services.budget import clip, fit
 from api.services.context import ServiceContext, require_db
 from api.services.errors import ServiceError
-from api.services.interpret import Interpretation, singular
-from api.services.interpret import interpret as interpret_query
 from projections.catalog import queries as q
 from projections.catalog.models import TableNotFoundError
+from projections.index import ranking
 from projections.index.port import Filters, Kind
+from projections.index.ranking import Interpretation, singular
+from projections.index.ranking import interpret as interpret_query
 from streams.vocabulary import words
 
 log = logging.getLogger(__name__)
@@ -81,7 +81,7 @@ async def _ranked(
         except Exception as exc:  # lexical name matches still answer
             log.warning("search_tables: index unavailable: %s", exc)
             hits = []
-        for h, score in relevance.ranked(Kind.TABLE_DOC, req.query, hits, meaning):
+        for h, score in ranking.ranked(Kind.TABLE_DOC, req.query, hits, meaning):
             fqn = h.object.fully_qualified_name or h.object.document_id.removeprefix("table:")
             scores.setdefault(fqn, round(score, 4))
     if not scores:

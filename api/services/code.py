@@ -7,13 +7,12 @@ from api.schemas.code import CodeHit, SearchCodeInput, SearchCodeOutput
 from api.services.budget import clip, fit
 from api.services.context import ServiceContext
 from api.services.errors import ServiceError
-from api.services.interpret import interpret
-from api.services.relevance import ranked
 from projections.index.port import Filters, Hit, Kind
+from projections.index.ranking import interpret, ranked
 
 SNIPPET = 400
 CANDIDATES = 50
-"""Candidates re-ranked by calibrated relevance (:mod:`api.services.relevance`): meaning
+"""Candidates re-ranked by calibrated relevance (:mod:`projections.index.ranking`): meaning
 on the vector side (code is embedded with a natural-language view: symbol words,
 docstring, signature), keywords on the lexical side, and how much of the symbol's
 name the query names."""

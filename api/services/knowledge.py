@@ -4,7 +4,7 @@ Never raises: a timeout, an unavailable index or embedder, or any other failure
 answers the seed's fallback body (coverage ``none``, gap "Knowledge retrieval
 unavailable"). Sources are the best three *articles* (chunks of one article count
 once, at their best score) whose ``relevance_score`` (the calibrated relevance of
-message and article, :func:`projections.index.scoring.calibrated`) is at least 0.7.
+message and article, :func:`projections.index.ranking.probabilities`) is at least 0.7.
 
 Coverage rules (also in README "Knowledge retrieval"):
 
@@ -46,8 +46,8 @@ from api.schemas.knowledge import (
 from api.services.answers import MAX_RUNNING, Answers
 from api.services.budget import clip
 from api.services.context import ServiceContext
-from api.services.relevance import ranked
 from projections.index.port import Filters, Hit, Kind, SearchMode
+from projections.index.ranking import ranked
 
 log = logging.getLogger(__name__)
 

@@ -17,38 +17,17 @@ Scores are in [0, 1] and mean the same on every adapter, so seed 002's
   the two normalised scores, a missing side counting 0; an object without any vector
   (summaries, chunks whose embedding has not arrived) is scored on its lexical side
   alone so that it is not punished for what it cannot have.
-* **calibrated** (issue 7): what the API reports as ``relevance_score`` and ranks by.
-  A logistic map ``1 / (1 + exp(-(b0 + sum(b_f * f))))`` over the features ``f`` of
-  :data:`FEATURES`, fitted per kind on the labelled sets (``make eval EVAL_ARGS=--fit``
-  writes ``calibration.json``), so that 0.7 means "relevant with high precision".
-  ``name`` is how much of the object's own name (a code symbol split into words, a
-  table name with its abbreviations spelled out) the query names; ``coverage`` is the
-  share of the query's words the object's text contains, each weighted by how rare it
-  is among the query's candidates. Articles have three more: ``gap``, how far the hit's
-  similarity falls below the query's best one (it lowers the runners-up, never the
-  best hit, so a query nothing answers still scores low everywhere; rescaling by the
-  top hit would call every query covered); ``support``, the share of the candidates
-  that are passages of the hit's article (an article several passages of which match
-  is more likely the answer); and ``top``, 1 for the passages of the article holding
-  the most similar passage.
-  Tables and code are fitted for *ranking* first (a pairwise logistic regression:
-  which of two candidates of one query is the right one), then that ranking score is
-  mapped to a probability by a one-variable logistic fit; the product of the two is
-  stored as one set of weights. Articles are fitted pointwise, because what matters
-  there is the 0.7 threshold, not the order.
+* **calibrated**: the ``relevance_score`` the API ranks by, in
+  :mod:`projections.index.ranking`.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import json
-import math
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 from uuid import UUID, uuid5
 
 OBJECT_NAMESPACE = UUID("0b7d6c2e-5f0a-5e8b-8f3c-2a9e4d1b7c60")
@@ -62,22 +41,6 @@ WEAVIATE_BM25_HALF = 1.0
 """BM25F score of a query term found once in a short text."""
 CANDIDATES_PER_SIDE = 4
 """Hybrid fetches ``limit * CANDIDATES_PER_SIDE`` candidates from each side."""
-
-CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
-"""The fitted calibration (``make eval EVAL_ARGS=--fit`` writes it): per kind, the
-logistic weights of the relevance features, and what they were fitted on."""
-FEATURES = ("vector", "lexical", "name", "coverage", "gap", "support", "top", "negated")
-"""The relevance features of a hit (see the module docstring). ``vector``, ``lexical``
-and ``name`` depend on the hit and the query alone; the others on the query's other
-candidates too."""
-
-
-@functools.cache
-def calibration() -> dict[str, dict[str, float]]:
-    """``{kind: {"intercept": b0, "vector": bv, ...}}`` from :data:`CALIBRATION_FILE`."""
-    data: dict[str, Any] = json.loads(CALIBRATION_FILE.read_text())
-    return {kind: {k: float(v) for k, v in fit.items()} for kind, fit in data["kinds"].items()}
-
 
 T = TypeVar("T", bound=Hashable)
 
@@ -114,27 +77,6 @@ def blend(vector: float | None, lexical: float | None, alpha: float = HYBRID_ALP
     if vector is None:
         return lexical or 0.0
     return alpha * vector + (1 - alpha) * (lexical or 0.0)
-
-
-def calibrated(kind: str, features: Mapping[str, float]) -> float:
-    """The probability-like relevance of one hit alone from its features
-    (:data:`FEATURES`; a missing feature counts 0), as if it led its query."""
-    return probabilities(kind, [features])[0]
-
-
-def probabilities(kind: str, rows: Sequence[Mapping[str, float]]) -> list[float]:
-    """The calibrated relevance of each of one query's candidates.
-
-    ``z`` is the weighted sum of a candidate's features; its *lead* ``z - max z`` says
-    how far below the query's best candidate it stands. The probability is
-    ``sigmoid(intercept + z + lead_weight * lead)``: the best candidate's score says how
-    likely the best answer is right, and the others fall away from it, on any corpus.
-    """
-    w = calibration()[kind]
-    z = [sum(w.get(f, 0.0) * row.get(f, 0.0) for f in FEATURES) for row in rows]
-    best = max(z, default=0.0)
-    lead = w.get("lead", 0.0)
-    return [1.0 / (1.0 + math.exp(-(w["intercept"] + v + lead * (v - best)))) for v in z]
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Every labelled query is searched the way its service searches
 (same lexical query, same candidate depth, hybrid mode); each candidate's features
-(:func:`api.services.relevance.features`) are labelled relevant or not.
+(:func:`projections.index.ranking.features`) are labelled relevant or not.
 
 * Tables and code are *ranked*: a pairwise logistic regression (no intercept) learns
   the weights under which the right candidate of a query outscores each wrong one,
@@ -31,10 +31,8 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
 
 from api.services import catalog, code, knowledge
-from api.services.interpret import interpret
-from api.services.relevance import features
 from projections.index.port import Hit, Kind, SearchMode
-from projections.index.scoring import CALIBRATION_FILE, FEATURES
+from projections.index.ranking import CALIBRATION_FILE, FEATURES, features, interpret
 from scripts.eval.metrics import Ranked, Sourced, by_kind, knowledge_by_kind
 from scripts.eval.runs import Runner, code_hit
 
@@ -268,7 +266,7 @@ def _ranking_fit(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> Fit:
 
 
 def write(fits: dict[str, dict[str, Any]], backend: str, path: Path = CALIBRATION_FILE) -> None:
-    """Store the fits where :func:`projections.index.scoring.calibration` reads them;
+    """Store the fits where :func:`projections.index.ranking.calibration` reads them;
     kinds not in ``fits`` keep their stored weights."""
     record: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {"kinds": {}}
     for k, f in fits.items():

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from rich.console import Console
 
-from projections.index import index_from_settings, scoring
+from projections.index import index_from_settings, ranking
 from projections.index.port import Kind, SearchMode
 from scripts.eval import calibrate, corpus, loco
 from scripts.eval.corpora import Corpus, all_corpora
@@ -104,8 +104,8 @@ async def evaluate(
                 out["calibration_fit"] = fits
                 if fit and all("error" not in f for f in fits.values()):
                     calibrate.write(fits, type(index).__name__)
-                    scoring.calibration.cache_clear()  # the server thread ranks with it now
-                    console.print(f"calibration written to {scoring.CALIBRATION_FILE}")
+                    ranking.calibration.cache_clear()  # the server thread ranks with it now
+                    console.print(f"calibration written to {ranking.CALIBRATION_FILE}")
                 for c in corpora:
                     run = base.for_corpus(c.tenant, urls.get(c.name))
                     try:

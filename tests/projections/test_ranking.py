@@ -1,9 +1,9 @@
-"""Relevance features: names named by the query, runners-up, article support."""
+"""Ranking: relevance features of candidates and the calibrated order (projections.index.ranking)."""
 
 from __future__ import annotations
 
-from api.services.relevance import features, name_match, name_words, query_terms, ranked
 from projections.index.port import Hit, IndexedObject, Kind
+from projections.index.ranking import features, name_match, name_words, query_terms, ranked
 
 
 def _table(fqn: str, vector: float) -> Hit:
@@ -55,7 +55,7 @@ def test_keyword_evidence_alone_never_makes_a_confident_answer() -> None:
 
 
 def test_a_question_names_what_it_rules_out() -> None:
-    from api.services.relevance import negated_terms
+    from projections.index.ranking import negated_terms
 
     assert negated_terms("How do I upgrade without Docker?") == {"docker"}
     assert negated_terms("Not using systemd: how do I start the service?") == {"systemd"}

@@ -1,0 +1,309 @@
+"""Ranking, top to bottom: what a question asks for, the features of each candidate,
+and the calibrated relevance every search service ranks by.
+
+1. **Interpretation** (seed 001's ``QueryInterpretation``): the query's concepts,
+   expanded with singular/plural forms, the abbreviations schemas use and business
+   synonyms. The expanded terms feed the lexical side of the search; the vector side
+   embeds the question as asked.
+2. **Features** of each candidate (:data:`FEATURES`): ``vector`` and ``lexical`` (the
+   index's normalised similarity and keyword scores), ``name`` (how well the object's
+   own name and the query name each other), ``coverage`` (the share of the question's
+   words the candidate holds, weighted by rarity among the candidates), ``negated``
+   (its title names what the question rules out), and for articles ``gap``, ``support``
+   and ``top`` (see :func:`features`).
+3. **Calibration**: the weights fitted per kind (``calibration.json`` beside this
+   module, written by ``make eval EVAL_ARGS=--fit`` from every labelled corpus; the
+   numbers ``make eval`` reports are leave-one-corpus-out), and :func:`probabilities`,
+   which turns one query's candidates into ``relevance_score`` values.
+
+The calibrated relevance of a candidate is ``sigmoid(b0 + z + c * (z - max z))`` with
+``z = sum(b_f * f)`` over its features and ``max z`` over its query's candidates: the
+*lead* term lets the best candidate's score say how likely the best answer is right,
+whatever the corpus's scale. Articles have three more features: ``gap``, how far the
+hit's similarity falls below the query's best one (it lowers the runners-up, never the
+best hit, so a query nothing answers still scores low everywhere); ``support``, the
+share of the candidates that are passages of the hit's article; and ``top``, 1 for the
+passages of the article holding the most similar passage. Tables and code are fitted
+for *ranking* first (pairwise logistic regression: which of two candidates of one query
+is the right one), then mapped to a probability from ``z`` and the lead; articles are
+fitted pointwise, because what matters there is the 0.7 threshold, not the order.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from projections.index.port import Hit, Kind
+from streams.documenter.graph import name_tokens
+from streams.vocabulary import ABBREVIATIONS, DOMAINS, SYNONYMS, expand_abbreviations, words
+
+# -- 1. interpretation ----------------------------------------------------------
+STOP = frozenset(
+    {
+        "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in",
+        "is", "it", "me", "of", "on", "or", "show", "the", "to", "what", "where", "which",
+        "who", "with", "do", "does", "data", "table", "tables", "find", "list", "all", "my",
+        "we", "our", "each", "per", "their", "its", "that", "this", "there", "get", "can",
+    }
+)  # fmt: skip
+_RELATIONAL = frozenset(
+    {"join", "joins", "joined", "between", "relationship", "relationships", "related", "link",
+     "linked", "connect", "connected", "relate", "relates"}
+)  # fmt: skip
+_FULL_OF: dict[str, str] = {}
+for _abbr, _full in ABBREVIATIONS.items():
+    _FULL_OF.setdefault(_full, _abbr)
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    concepts: tuple[str, ...]
+    expanded_terms: tuple[str, ...]
+    domain_hint: str | None
+    is_relationship_query: bool
+
+    def lexical_query(self, query: str) -> str:
+        """The query text for keyword search: the question plus every expanded term."""
+        return " ".join([query, *self.expanded_terms])
+
+
+def singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ses", "xes", "ches", "shes")) and len(word) > 4:
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def expand(concept: str) -> list[str]:
+    base = singular(concept)
+    out = [base, base + "s"] if base != concept else [base + "s"]
+    full = ABBREVIATIONS.get(base)
+    if full is not None:
+        out += full.split()
+    abbr = _FULL_OF.get(base)
+    if abbr is not None:
+        out.append(abbr)
+    for term in SYNONYMS.get(base, ()):
+        out += term.split()
+        abbr = _FULL_OF.get(term)
+        if abbr is not None:
+            out.append(abbr)
+    return out
+
+
+def interpret(query: str, domain: str | None = None) -> Interpretation:
+    """Concepts, expanded terms, domain hint and relationship flag of a query."""
+    tokens = words(query)
+    concepts = [w for w in dict.fromkeys(tokens) if w not in STOP and len(w) > 1]
+    seen = set(concepts)
+    expanded: list[str] = []
+    for c in concepts:
+        for term in expand(c):
+            if term not in seen:
+                seen.add(term)
+                expanded.append(term)
+    hint = domain
+    if hint is None:
+        votes = [DOMAINS[t] for t in [*concepts, *expanded] if t in DOMAINS]
+        hint = max(set(votes), key=votes.count) if votes else None
+    return Interpretation(
+        concepts=tuple(concepts),
+        expanded_terms=tuple(expanded),
+        domain_hint=hint,
+        is_relationship_query=bool(_RELATIONAL & set(tokens)),
+    )
+
+
+# -- 2. features ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Features:
+    """One hit's relevance features (:data:`projections.index.scoring.FEATURES`)."""
+
+    vector: float
+    lexical: float
+    name: float = 0.0
+    coverage: float = 0.0
+    gap: float = 0.0
+    support: float = 0.0
+    top: float = 0.0
+    negated: float = 0.0
+    """1 when the object's title names what the question rules out ("not Docker")."""
+
+    def as_dict(self) -> dict[str, float]:
+        return {f: getattr(self, f) for f in FEATURES}
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """A query's concepts, each with the words that name it (itself, singular and
+    plural, abbreviation and synonyms)."""
+
+    concepts: tuple[frozenset[str], ...]
+
+    @property
+    def words(self) -> frozenset[str]:
+        return frozenset().union(*self.concepts)
+
+
+def query_terms(query: str | Interpretation) -> QueryTerms:
+    meaning = interpret(query) if isinstance(query, str) else query
+    return QueryTerms(
+        tuple(
+            frozenset(singular(w) for t in [c, *expand(c)] for w in t.split())
+            for c in meaning.concepts
+        )
+    )
+
+
+def name_words(hit: Hit, kind: Kind) -> frozenset[str]:
+    """The words of an object's own name: a code symbol, a table name spelled out."""
+    obj = hit.object
+    if kind == Kind.CODE_CHUNK:
+        return frozenset(singular(w) for w in words(obj.symbol) if len(w) > 1)
+    if kind == Kind.TABLE_DOC:
+        table = (obj.fully_qualified_name or obj.title or "").rsplit(".", 1)[-1]
+        tokens = name_tokens(table)
+        return frozenset(singular(w) for w in [*tokens, *expand_abbreviations(tokens)])
+    return frozenset(singular(w) for w in words(obj.title or "") if w not in STOP)
+
+
+def name_match(terms: QueryTerms, name: frozenset[str]) -> float:
+    """How well the object's name and the query name each other: the harmonic mean of
+    the share of the name's words the query uses and the share of the query's concepts
+    the name covers (0 when either is empty)."""
+    if not name or not terms.concepts:
+        return 0.0
+    precision = len(name & terms.words) / len(name)
+    recall = sum(1 for c in terms.concepts if c & name) / len(terms.concepts)
+    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+_NEGATION = re.compile(
+    r"\b(?:not|without|no|except|excluding|instead of|other than|rather than|"
+    r"isn't|aren't|don't|doesn't|never)\s+(?:(?:a|an|the|any|use|using|with|via|on|in|"
+    r"through|run|running|have|having)\s+)*([a-z0-9][a-z0-9+.-]*)",
+    re.IGNORECASE,
+)
+
+
+def negated_terms(query: str) -> frozenset[str]:
+    """The words a question rules out: "without Docker", "not using systemd",
+    "other than PostgreSQL" (singular, lower case)."""
+    found = (m.group(1).lower().strip(".-") for m in _NEGATION.finditer(query))
+    return frozenset(singular(w) for w in found if w and w not in STOP)
+
+
+def _tokens(text: str) -> set[str]:
+    return {singular(w) for w in _TOKEN.findall(text.lower()) if len(w) > 1 and w not in STOP}
+
+
+def term_coverage(query: str, texts: Sequence[str]) -> list[float]:
+    """For each text, the share of the query's words it contains, each word weighted by
+    its rarity among ``texts`` (``log(1 + (n + 1) / (df + 0.5))``): a word every
+    candidate has tells them apart less than one only the right one has, and a word no
+    candidate has lowers every candidate's coverage (the question asks for more than
+    is there)."""
+    wanted = _tokens(query)
+    if not wanted or not texts:
+        return [0.0] * len(texts)
+    have = [_tokens(t) & wanted for t in texts]
+    n = len(texts)
+    idf = {w: math.log(1 + (n + 1) / (sum(w in h for h in have) + 0.5)) for w in wanted}
+    total = sum(idf.values())
+    return [sum(idf[w] for w in h) / total for h in have]
+
+
+def features(
+    kind: Kind, query: str, hits: Sequence[Hit], meaning: Interpretation | None = None
+) -> list[Features]:
+    """The features of each hit of one query, in order (``meaning``: the query's
+    interpretation, when the caller has it already)."""
+    terms = query_terms(meaning or query)
+    top = max((h.vector_score or 0.0 for h in hits), default=0.0)
+    best = max(hits, key=lambda h: h.vector_score or 0.0, default=None)
+    per_document = Counter(h.object.document_id for h in hits)
+    coverage = term_coverage(query, [f"{h.object.title or ''} {h.object.text}" for h in hits])
+    articles = kind == Kind.KB_CHUNK
+    ruled_out = negated_terms(query)
+    out = []
+    for h, covered in zip(hits, coverage, strict=True):
+        if h.vector_score is None:
+            # No semantic evidence (the model is loading, or the object's vector has not
+            # arrived): keyword evidence alone never makes a confident answer.
+            out.append(Features(vector=0.0, lexical=h.lexical_score or 0.0))
+            continue
+        v = h.vector_score
+        on_top = best is not None and h.object.document_id == best.object.document_id
+        out.append(
+            Features(
+                vector=v,
+                lexical=h.lexical_score or 0.0,
+                name=name_match(terms, name_words(h, kind)),
+                coverage=covered,
+                gap=v - top if articles else 0.0,
+                support=per_document[h.object.document_id] / len(hits) if articles else 0.0,
+                top=float(on_top) if articles else 0.0,
+                negated=float(bool(ruled_out & _tokens(h.object.title or h.object.symbol or ""))),
+            )
+        )
+    return out
+
+
+def ranked(
+    kind: Kind, query: str, hits: Sequence[Hit], meaning: Interpretation | None = None
+) -> list[tuple[Hit, float]]:
+    """``(hit, calibrated relevance)``, best first (ties keep the index's order)."""
+    rows = [f.as_dict() for f in features(kind, query, hits, meaning)]
+    scored = list(zip(hits, probabilities(kind.value, rows), strict=True))
+    return sorted(scored, key=lambda hs: -hs[1])
+
+
+# -- 3. calibration ------------------------------------------------------------
+
+CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
+"""The fitted calibration (``make eval EVAL_ARGS=--fit`` writes it): per kind, the
+logistic weights of the relevance features, and what they were fitted on."""
+FEATURES = ("vector", "lexical", "name", "coverage", "gap", "support", "top", "negated")
+"""The relevance features of a hit (see the module docstring). ``vector``, ``lexical``
+and ``name`` depend on the hit and the query alone; the others on the query's other
+candidates too."""
+
+
+@functools.cache
+def calibration() -> dict[str, dict[str, float]]:
+    """``{kind: {"intercept": b0, "vector": bv, ...}}`` from :data:`CALIBRATION_FILE`."""
+    data: dict[str, Any] = json.loads(CALIBRATION_FILE.read_text())
+    return {kind: {k: float(v) for k, v in fit.items()} for kind, fit in data["kinds"].items()}
+
+
+def calibrated(kind: str, features: Mapping[str, float]) -> float:
+    """The probability-like relevance of one hit alone from its features
+    (:data:`FEATURES`; a missing feature counts 0), as if it led its query."""
+    return probabilities(kind, [features])[0]
+
+
+def probabilities(kind: str, rows: Sequence[Mapping[str, float]]) -> list[float]:
+    """The calibrated relevance of each of one query's candidates.
+
+    ``z`` is the weighted sum of a candidate's features; its *lead* ``z - max z`` says
+    how far below the query's best candidate it stands. The probability is
+    ``sigmoid(intercept + z + lead_weight * lead)``: the best candidate's score says how
+    likely the best answer is right, and the others fall away from it, on any corpus.
+    """
+    w = calibration()[kind]
+    z = [sum(w.get(f, 0.0) * row.get(f, 0.0) for f in FEATURES) for row in rows]
+    best = max(z, default=0.0)
+    lead = w.get("lead", 0.0)
+    return [1.0 / (1.0 + math.exp(-(w["intercept"] + v + lead * (v - best)))) for v in z]

@@ -1,4 +1,4 @@
-"""Ranking: relevance features of candidates and the calibrated order (projections.index.ranking)."""
+"""Ranking: candidate features and the calibrated order (projections.index.ranking)."""
 
 from __future__ import annotations
 

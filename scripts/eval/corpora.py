@@ -11,8 +11,8 @@ Where the corpora come from:
 * ``tests/eval/corpora/<kind>/<name>.json``: a corpus each, with a ``source`` that says
   how to read it at run time (an installed package, a Debian documentation package, a
   sample database from a package registry) and its ``queries``;
-* the first labelled sets (``tests/eval/{tables,joins,code,kb}.json``), split by the
-  corpus each question is about, for the corpora no file above replaces.
+* the first labelled sets (``tests/eval/{tables,joins,kb}.json``), split by the corpus
+  each question is about, for the corpora no file above replaces.
 
 Third-party material is never copied into the repository: loaders read it from what
 is installed or fetched.
@@ -66,7 +66,7 @@ def _legacy(name: str) -> dict[str, Any]:
 
 
 def _legacy_corpora() -> list[Corpus]:
-    """The first labelled sets, one corpus per schema / codebase / article collection."""
+    """The first labelled sets, one corpus per schema and article collection."""
     out: list[Corpus] = []
     tables, joins = _legacy("tables"), _legacy("joins")
     for database, description in (
@@ -81,16 +81,6 @@ def _legacy_corpora() -> list[Corpus]:
                 joins=[p for p in joins["pairs"] if p["source"].split(".")[0] == database],
                 source={"legacy_schema": database},
                 spec={"description": description},
-            )
-        )
-    code = _legacy("code")
-    for repo in sorted({q["repo"] for q in code["queries"]}):
-        out.append(
-            Corpus(
-                name=repo,
-                kind="code",
-                queries=[q for q in code["queries"] if q["repo"] == repo],
-                source={"legacy_repo": repo},
             )
         )
     kb = _legacy("kb")

@@ -2,14 +2,16 @@
 the stream processors (documenter, file chunker, KB chunker, embedder) applied to them,
 their outputs on the derived topics, and the projections folding those topics.
 
-Third-party material is read from the installed environment at run time: the ``h11``
-package's source files and the long descriptions of installed distributions.
+Third-party material is read at run time, never copied into the repository: installed
+packages' sources (:mod:`scripts.eval.corpora_code`), Debian documentation packages
+(:mod:`scripts.eval.corpora_kb`), a sample database from a package registry
+(:mod:`scripts.eval.corpora_tables`) and the long descriptions of installed
+distributions. Each corpus is its own tenant (:mod:`scripts.eval.corpora`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -40,8 +42,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SETS = ROOT / "tests" / "eval"
 LEGACY_SQL = ROOT / "scripts" / "demo" / "legacy_billing.sql"
 SCHEMAS = (("shop", SCHEMA_SQL), ("billing", LEGACY_SQL))
-CODE_DIRS = ("api", "events", "projections")
-THIRD_PARTY = "h11"
 UPDATED = datetime(2026, 1, 1, tzinfo=UTC)
 
 
@@ -64,27 +64,6 @@ async def _observe(admin_dsn: str) -> tuple[str, list[Event]]:
         finally:
             await conn.close()
     return first, observed
-
-
-def code_files() -> list[FileChanged]:
-    """``api/``, ``events/`` and ``projections/`` of this repository, and the installed h11."""
-    spec = importlib.util.find_spec(THIRD_PARTY)
-    assert spec is not None
-    assert spec.origin is not None
-    roots = [("tribal", ROOT, [ROOT / d for d in CODE_DIRS])]
-    pkg = Path(spec.origin).parent
-    roots.append((THIRD_PARTY, pkg, [pkg]))
-    out = []
-    for repo, base, dirs in roots:
-        for d in dirs:
-            for path in sorted(d.rglob("*.py")):
-                text = path.read_text()
-                out.append(FileChanged(
-                    repo=repo, path=path.relative_to(base).as_posix(), content=text,
-                    sha256=hashlib.sha256(text.encode()).hexdigest(), language="python",
-                    size_bytes=len(text.encode()),
-                ))  # fmt: skip
-    return out
 
 
 def kb_articles(names: Sequence[str]) -> list[KbArticleUpserted]:
@@ -124,10 +103,7 @@ async def _tables(corpus: Corpus, admin_dsn: str) -> tuple[str, list[Event]]:
 
 
 def _code(corpus: Corpus) -> list[FileChanged]:
-    if "legacy_repo" in corpus.source:
-        files = [f for f in code_files() if f.repo == corpus.source["legacy_repo"]]
-    else:
-        files = loader("scripts.eval.corpora_code", "corpus_files")(corpus.spec)
+    files = loader("scripts.eval.corpora_code", "corpus_files")(corpus.spec)
     return [f.model_copy(update={"tenant": corpus.tenant}) for f in files]
 
 

@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-16)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install demo up test test-fast test-reliability lint fmt bench bench-load eval services services-down clean
+.PHONY: install demo up test test-fast test-reliability lint fmt bench bench-load eval eval-deps services services-down clean
 
 install: $(STAMP)
 
@@ -61,7 +61,12 @@ bench: install
 bench-load: install
 	$(BIN)/python -m scripts.bench_load $(BENCH_LOAD_ARGS)
 
-eval: install
+# The help-desk corpora are Debian documentation packages, installed with apt-get when
+# their pages are missing (root or sudo); quiet when they are already there.
+eval-deps: install
+	@$(BIN)/python -m scripts.eval.corpora_kb --install
+
+eval: install eval-deps
 	$(BIN)/python -m scripts.eval $(EVAL_ARGS)
 
 services: install

@@ -94,7 +94,16 @@ async def leave_one_corpus_out(
         out[name] = {}
         for c in mine:
             train = [g for other, gs in found.items() if other != c.name for g in gs]
-            row: dict[str, Any] = {"n": len(c.queries)}
+            answerable = [g for g in found[c.name] if g.item.get("expect", True)]
+            row: dict[str, Any] = {
+                "n": len(c.queries),
+                # The ceiling of any ranking: questions with a right candidate at all.
+                "candidate_recall": round(
+                    sum(1 for g in answerable if g.y.any()) / len(answerable), 3
+                )
+                if answerable
+                else None,
+            }
             if len({int(v) for g in train for v in g.y}) == 2:
                 row["loco"] = _metrics(kind, *calibrate.score(kind, train, found[c.name]))
                 row["scores"] = scores_mean(kind, train, found[c.name])

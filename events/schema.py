@@ -53,6 +53,21 @@ class Index(Value):
     unique: bool = False
 
 
+class Partition(Value):
+    """A partition of a partitioned table: part of its parent, never a table of its own."""
+
+    name: str = Field(description="Fully qualified name database.schema.table.")
+    bound: str | None = Field(
+        default=None,
+        description="Its partition bound, e.g. \"FOR VALUES FROM ('2024-01-01') TO "
+        "('2025-01-01')\" or 'DEFAULT'.",
+    )
+    parent: str | None = Field(
+        default=None,
+        description="The partition it is a sub-partition of; None for a direct partition.",
+    )
+
+
 class _TableEvent(TenantEvent):
     database: str
     schema_name: str
@@ -85,6 +100,17 @@ class TableObserved(_TableEvent):
         default=(), description="Foreign keys of other tables that reference this one."
     )
     notes: tuple[str, ...] = Field(default=(), description=NOTES_DOC)
+    partition_key: str | None = Field(
+        default=None,
+        description="How a partitioned table is split, e.g. 'RANGE (created_at)'; None when "
+        "it is not partitioned.",
+    )
+    partitions: tuple[Partition, ...] = Field(
+        default=(),
+        description="The partitions of a partitioned table, at every level. They are not "
+        "observed as tables: foreign keys declared on them, or pointing at them, are "
+        "reported as this table's.",
+    )
 
 
 class TableDropped(_TableEvent):

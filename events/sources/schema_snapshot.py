@@ -60,8 +60,13 @@ def is_sensitive_column(name: str) -> bool:
     return any(part in compact for part in _SENSITIVE_PARTS)
 
 
+# Fields added to TableObserved after its first version: hashed only when set, so that
+# hashes checkpointed before they existed still match and nothing is re-emitted for them.
+_ADDED_LATER = ("notes", "partition_key", "partitions")
+
 _EXCLUDE: dict[str, Any] = {
     **dict.fromkeys(_VOLATILE, True),
+    **dict.fromkeys(_ADDED_LATER, True),
     "columns": {"__all__": {"sample_values"}},
 }
 
@@ -71,8 +76,7 @@ def metadata_hash(event: TableObserved) -> str:
 
     The JSON is canonical because pydantic writes fields in declaration order.
     """
-    # Empty notes are left out so that hashes checkpointed before notes existed still match.
-    exclude = _EXCLUDE if event.notes else {**_EXCLUDE, "notes": True}
+    exclude = {k: v for k, v in _EXCLUDE.items() if k not in _ADDED_LATER or not getattr(event, k)}
     return hashlib.sha256(event.model_dump_json(exclude=exclude).encode()).hexdigest()
 
 

@@ -122,7 +122,14 @@ class Documenter:
             templates.key_columns(table)
         )
         content = render.table_markdown(
-            table, spec.domain, spec.priority, doc.description, columns, from_comments, keys
+            table,
+            spec.domain,
+            spec.priority,
+            doc.description,
+            columns,
+            from_comments,
+            keys,
+            result.generated_by,
         )
         related = tuple(dict.fromkeys(f for f, _, _ in prompts.neighbours(table, incoming)))
         return TableDocumented(
@@ -168,7 +175,7 @@ class Documenter:
             title=doc.title,
             graph_hash=state.plan.domain_hashes[domain],
             content=render.domain_markdown(
-                domain, doc.title, doc.description, members, diagram, joins
+                domain, doc.title, doc.description, members, diagram, joins, result.generated_by
             ),
             **_provenance(result),
         )

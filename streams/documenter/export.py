@@ -8,6 +8,10 @@ file as an ``IndexableFile`` with its sha256 and size.
 The latest event per table and per domain wins (by ``occurred_at``). A table is
 exported when the latest overview of its domain lists it, so dropped or moved tables
 disappear; a domain whose latest overview lists no table is retired.
+
+Documentation the local templates wrote says so under its title (also when it was
+recorded before pages said so), and the manifest gives every file's ``generated_by``
+('template' or 'llm') and, when templates wrote any, a note saying how many.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 
 from events.base import Event
 from events.documents import DomainDocumented, TableDocumented
+from streams.documenter.render import TEMPLATE_NOTICE, by_templates, with_notice
 from streams.settings import TribalSettings
 
 MANIFEST = "documentation-manifest.json"
@@ -53,8 +58,14 @@ def latest(
     return tables, domains
 
 
+def _generator(generated_by: str) -> str:
+    return "template" if by_templates(generated_by) else "llm"
+
+
 def _overview(database: str, domains: list[DomainDocumented]) -> str:
     lines = [f"# {database}", "", "| Domain | Tables | Description |", "|---|---|---|"]
+    if all(by_templates(d.generated_by) for d in domains):
+        lines[1:1] = ["", TEMPLATE_NOTICE]
     for d in domains:
         text = d.description.replace("|", "\\|").replace("\n", " ")
         lines.append(
@@ -73,8 +84,12 @@ def write_docs(events: Iterable[Event], out: Path, now: datetime | None = None) 
     for (db, name), doc in sorted(domains.items()):
         if doc.tables:
             by_db[db].append(doc)
-            meta = {"type": "domain", "database": db, "domain": name}
-            files.append((f"{db}/{name}/README.md", doc.content, meta, doc.occurred_at))
+            meta = {
+                "type": "domain", "database": db, "domain": name,
+                "generated_by": _generator(doc.generated_by),
+            }  # fmt: skip
+            content = with_notice(doc.content, doc.generated_by)
+            files.append((f"{db}/{name}/README.md", content, meta, doc.occurred_at))
     for fqn, t in sorted(tables.items()):
         domain = listed.get((t.database, fqn))
         has_domain_docs = any(db == t.database for db, _ in domains)
@@ -83,14 +98,18 @@ def write_docs(events: Iterable[Event], out: Path, now: datetime | None = None) 
         domain = domain or t.domain
         meta = {
             "type": "table", "database": t.database, "schema": t.schema_name,
-            "table": t.table_name, "domain": domain,
+            "table": t.table_name, "domain": domain, "generated_by": _generator(t.generated_by),
         }  # fmt: skip
-        files.append((f"{t.database}/{domain}/{t.table_name}.md", t.content, meta, t.occurred_at))
+        content = with_notice(t.content, t.generated_by)
+        files.append((f"{t.database}/{domain}/{t.table_name}.md", content, meta, t.occurred_at))
     for db, docs in sorted(by_db.items()):
         when = max(d.occurred_at for d in docs)
-        files.append(
-            (f"{db}/README.md", _overview(db, docs), {"type": "overview", "database": db}, when)
-        )
+        generators = {_generator(d.generated_by) for d in docs}
+        meta = {
+            "type": "overview", "database": db,
+            "generated_by": generators.pop() if len(generators) == 1 else "mixed",
+        }  # fmt: skip
+        files.append((f"{db}/README.md", _overview(db, docs), meta, when))
     indexable = []
     for path, content, meta, when in files:
         data = content.encode("utf-8")
@@ -142,6 +161,12 @@ def _manifest(
             }
         )
     plan = "".join(d.graph_hash for docs in by_db.values() for d in docs)
+    templated = sum(1 for f in indexable if f["generated_by"] == "template")
+    notes = (
+        [f"{TEMPLATE_NOTICE.strip('_').rstrip('.')}: {templated} of {len(indexable)} files."]
+        if templated
+        else []
+    )
     return {
         "schema_version": "1.0",
         "completed_at": _iso(now),
@@ -151,6 +176,7 @@ def _manifest(
         "work_units": units,
         "total_files": len(indexable),
         "indexable_files": indexable,
+        "notes": notes,
     }
 
 

@@ -78,6 +78,18 @@ def _column_line(table: TableObserved, index: int) -> str:
     return line
 
 
+def _partition_lines(table: TableObserved) -> list[str]:
+    """Nothing for a table that is not partitioned, so its prompt (and hash) stays as it was."""
+    if not table.partitions:
+        return []
+    lines = [
+        f"partitioned by: {table.partition_key or 'unknown'} (its partitions are part of "
+        "this table, not tables of their own)"
+    ]
+    lines += [f"- partition {p.name}: {p.bound or ''}".rstrip(": ") for p in table.partitions]
+    return lines
+
+
 def table_request(
     table: TableObserved, spec: TableSpec, incoming: Incoming
 ) -> StructuredRequest[TableDoc]:
@@ -87,6 +99,7 @@ def table_request(
         f"table: {table.fully_qualified_name} ({table.object_type}, {table.database_type})",
         f"domain: {spec.domain}; rows ≈ {spec.row_count_approx}",
         f"primary key: {', '.join(table.primary_key) or 'none'}",
+        *_partition_lines(table),
         f"comment: {table.comment or 'none'}",
         "columns:",
         *(_column_line(table, i) for i in range(len(table.columns))),

@@ -7,6 +7,27 @@ from collections.abc import Mapping, Sequence
 from events.schema import TableObserved
 
 PRIORITY_NAMES = {1: "core", 2: "standard", 3: "system"}
+TEMPLATE_NOTICE = "_Documentation generated from the schema by templates, not by a language model._"
+_TEMPLATE_GENERATORS = frozenset({"template", "local"})  # "local": events before 'template'
+
+
+def by_templates(generated_by: str) -> bool:
+    """True when documentation came from the local templates, not from a language model."""
+    return generated_by in _TEMPLATE_GENERATORS
+
+
+def with_notice(content: str, generated_by: str) -> str:
+    """``content`` saying, under its title, that templates wrote it (when they did).
+
+    Idempotent, so documentation rendered before the notice existed gets it on export.
+    """
+    if not by_templates(generated_by) or TEMPLATE_NOTICE in content:
+        return content
+    lines = content.split("\n")
+    if not lines[0].startswith("# "):
+        return "\n".join([TEMPLATE_NOTICE, "", content])
+    rest = lines[2:] if len(lines) > 1 and not lines[1] else lines[1:]
+    return "\n".join([lines[0], "", TEMPLATE_NOTICE, "", *rest])
 
 
 def _cell(text: str | None) -> str:
@@ -21,8 +42,10 @@ def table_markdown(
     columns: Mapping[str, str],
     from_comments: Sequence[str],
     key_columns: Sequence[str],
+    generated_by: str,
 ) -> str:
-    """The page ``docs/{database}/{domain}/{table}.md``."""
+    """The page ``docs/{database}/{domain}/{table}.md``; ``generated_by`` is 'llm' or
+    'template' (then the page says so under its title)."""
     fk_cols = {c for fk in table.foreign_keys for c in fk.columns}
     rows = f"≈ {table.row_count_approx} rows" if table.row_count_approx is not None else "rows n/a"
     out = [
@@ -65,7 +88,20 @@ def table_markdown(
             for i in table.indexes
         ]
         out.append("")
-    return "\n".join(out)
+    if table.partitions:
+        out += ["## Partitions", ""]
+        key = f" by `{_cell(table.partition_key)}`" if table.partition_key else ""
+        out += [
+            f"Partitioned{key}. The partitions are part of this table, not tables of their "
+            "own: query this table, and its foreign keys cover theirs.",
+            "",
+        ]
+        for p in table.partitions:
+            bound = f": {_cell(p.bound)}" if p.bound else ""
+            under = f" (in `{p.parent}`)" if p.parent else ""
+            out.append(f"- `{p.name}`{under}{bound}")
+        out.append("")
+    return with_notice("\n".join(out), generated_by)
 
 
 def domain_markdown(
@@ -75,6 +111,7 @@ def domain_markdown(
     members: Sequence[TableObserved],
     er_diagram: str,
     joins: Sequence[str],
+    generated_by: str,
 ) -> str:
     """The overview page ``docs/{database}/{domain}/README.md``."""
     out = [f"# {title}", "", f"Domain `{domain}`.", "", description, "", "## Tables", ""]
@@ -84,4 +121,4 @@ def domain_markdown(
     out += ["", "## Entity relationships", "", "```mermaid", er_diagram.rstrip(), "```", ""]
     if joins:
         out += ["## Common joins", "", *(f"- `{j}`" for j in joins), ""]
-    return "\n".join(out)
+    return with_notice("\n".join(out), generated_by)

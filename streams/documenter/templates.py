@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from events.schema import Column, TableObserved
-from streams.documenter.graph import name_tokens
 from streams.documenter.planner import TableSpec
 from streams.documenter.prompts import (
     DOMAIN_TASK,
@@ -19,15 +18,23 @@ from streams.documenter.prompts import (
     Neighbour,
     TableDoc,
 )
+from streams.inflection import singular_phrase
 from streams.llm import LocalProvider
-from streams.vocabulary import expand_abbreviations
+from streams.vocabulary import expand_abbreviations, words
 
 _TIME_TYPES = ("timestamp", "date", "time")
 
 
+def name_words(table_name: str) -> list[str]:
+    """The words of a table name, abbreviations spelled out and only the head noun
+    singular: ``order_status_history`` → ``order status history``, ``sales_taxes`` →
+    ``sales tax``, ``cust_mstr`` → ``customer master``."""
+    return expand_abbreviations(singular_phrase(words(table_name)))
+
+
 def entity(table_name: str) -> str:
-    """``order_items`` → ``order item``; ``cust_mstr`` → ``customer master``."""
-    return " ".join(expand_abbreviations(name_tokens(table_name))) or table_name
+    """What one row of ``table_name`` is: ``order_items`` → ``order item``."""
+    return " ".join(name_words(table_name)) or table_name
 
 
 def readable(name: str) -> str:
@@ -100,14 +107,18 @@ def describe_table(table: TableObserved, spec: TableSpec, near: list[Neighbour])
         text += f" Referenced by {', '.join(by)}."
     if table.primary_key:
         text += f" Keyed by ({', '.join(table.primary_key)})."
-    own = name_tokens(table.table_name)
+    if table.partitions:
+        key = f" by {table.partition_key}" if table.partition_key else ""
+        names = ", ".join(_short(p.name) for p in table.partitions)
+        text += f" Partitioned{key} into {names}."
+    own = singular_phrase(words(table.table_name))
     keywords = list(
         dict.fromkeys(
             [
                 *own,
                 *expand_abbreviations(own),
                 spec.domain,
-                *(w for r in refs for w in expand_abbreviations(name_tokens(r))),
+                *(w for r in refs for w in name_words(r)),
             ]
         )
     )

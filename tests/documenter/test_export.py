@@ -15,6 +15,7 @@ from events.documents import DomainDocumented, TableDocumented
 from streams.documenter.documenter import Documenter, make_provider
 from streams.documenter.export import MANIFEST, write_docs
 from streams.documenter.lane import DocumenterLane
+from streams.documenter.render import TEMPLATE_NOTICE
 from tests.documenter.test_planner import shop
 
 HOUR = timedelta(hours=1)
@@ -84,3 +85,59 @@ async def test_latest_documentation_wins_and_retired_domains_disappear(tmp_path:
 def test_an_invalid_manifest_is_rejected_by_the_schema() -> None:
     with pytest.raises(jsonschema.ValidationError):
         _validate({"schema_version": "2.0", "completed_at": "now", "status": "done"})
+
+
+def _pages(root: Path) -> dict[str, str]:
+    """Every Markdown page written under ``root``, by path."""
+    return {str(p.relative_to(root)): p.read_text() for p in root.rglob("*.md")}
+
+
+def _without_notice(e: Event) -> Event:
+    """``e`` as it was recorded before pages said templates wrote them."""
+    assert isinstance(e, TableDocumented | DomainDocumented)
+    content = e.content.replace(f"\n\n{TEMPLATE_NOTICE}", "")
+    return e.model_copy(update={"content": content})
+
+
+async def test_template_documentation_says_so_on_every_page_and_in_the_manifest(
+    tmp_path: Path,
+) -> None:
+    events = await _documented()
+    assert {e.generated_by for e in events if isinstance(e, TableDocumented)} == {"template"}
+    manifest = write_docs(events, tmp_path)
+    _validate(manifest)
+    files = manifest["indexable_files"]
+    for f in files:
+        lines = (tmp_path / f["path"]).read_text().split("\n")
+        assert lines[0].startswith("# ")
+        assert lines[1:4] == ["", TEMPLATE_NOTICE, ""], f["path"]
+        assert f["generated_by"] == "template"
+    assert manifest["notes"] == [
+        "Documentation generated from the schema by templates, not by a language model: "
+        f"{len(files)} of {len(files)} files."
+    ]
+
+
+async def test_documentation_recorded_before_the_notice_gets_it_on_export(
+    tmp_path: Path,
+) -> None:
+    events = [_without_notice(e) for e in await _documented()]
+    old = [e.model_copy(update={"generated_by": "local"}) for e in events]  # the old name
+    write_docs(old, tmp_path)
+    pages = _pages(tmp_path)
+    assert pages
+    for path, text in pages.items():
+        assert text.count(TEMPLATE_NOTICE) == 1, path
+
+
+async def test_documentation_a_language_model_wrote_carries_no_template_notice(
+    tmp_path: Path,
+) -> None:
+    events = [
+        _without_notice(e).model_copy(update={"generated_by": "llm", "model": "claude"})
+        for e in await _documented()
+    ]
+    manifest = write_docs(events, tmp_path)
+    assert manifest["notes"] == []
+    assert {f["generated_by"] for f in manifest["indexable_files"]} == {"llm"}
+    assert not any(TEMPLATE_NOTICE in text for text in _pages(tmp_path).values())

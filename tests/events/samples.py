@@ -25,7 +25,7 @@ from events.memory import (
     SystemEventRecorded,
     TurnRecorded,
 )
-from events.schema import Column, ForeignKey, Index, TableDropped, TableObserved
+from events.schema import Column, ForeignKey, Index, Partition, TableDropped, TableObserved
 
 T0 = datetime(2024, 12, 15, 10, 0, 0, 123456, tzinfo=UTC)
 T1 = datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone(timedelta(hours=2)))
@@ -79,6 +79,19 @@ FULL: list[Event] = [
         row_count_approx=120_000,
         metadata_hash=SHA,
         notes=["comment: removed 1 control character (U+001B)"],
+        partition_key="RANGE (created_at)",
+        partitions=[
+            Partition(
+                name="shop.public.orders_2024",
+                bound="FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')",
+            ),
+            Partition(name="shop.archive.orders_old", bound="DEFAULT"),
+            Partition(
+                name="shop.archive.orders_old_eu",
+                bound="FOR VALUES IN ('eu')",
+                parent="shop.archive.orders_old",
+            ),
+        ],
     ),
     TableDropped(database="shop", schema_name="public", table_name="orders"),
     FileChanged(

@@ -17,6 +17,7 @@ from events.kb import KbArticleUpserted
 from events.memory import TurnRecorded
 from events.registry.compat import IncompatibleSchemaError, check_backward_compatible
 from events.registry.file import FileSchemaRegistry
+from events.schema import TableObserved
 from events.schemas import default_contracts, parse
 from events.serde import DecodeError, EventSerde, subject_name
 from tests.events.samples import FULL
@@ -97,6 +98,22 @@ def test_events_written_before_notes_existed_decode_with_no_notes(
     schemaless_writer(body, parse(before), record)
     old = serde.decode(wire(schema_id, body.getvalue()))
     assert old == event.model_copy(update={"notes": ()})
+
+
+def test_tables_observed_before_partitions_existed_decode_as_not_partitioned(
+    serde: EventSerde, file_registry: FileSchemaRegistry
+) -> None:
+    event = next(e for e in FULL if isinstance(e, TableObserved))
+    assert event.partitions  # the sample is partitioned: the defaults must replace it
+    added = {"partition_key", "partitions"}
+    before = current(event.avro_name)
+    before["fields"] = [f for f in before["fields"] if f["name"] not in added]
+    check_backward_compatible(before, current(event.avro_name))
+    schema_id = file_registry.register(subject_name("tribal.evolution", TableObserved), before)
+    body = BytesIO()
+    schemaless_writer(body, parse(before), event.model_dump(exclude=added))
+    old = serde.decode(wire(schema_id, body.getvalue()))
+    assert old == event.model_copy(update={"partition_key": None, "partitions": ()})
 
 
 # --- incompatible changes name the field --------------------------------------------

@@ -55,6 +55,7 @@ bench: install
 	$(BIN)/python -m scripts.bench_memory
 	@test ! -f scripts/bench_api.py || $(BIN)/python -m scripts.bench_api
 	@test ! -f scripts/bench_documenter.py || $(BIN)/python -m scripts.bench_documenter
+	$(BIN)/python -m scripts.bench_fuzz
 	@echo "results: bench-results/*.json"
 
 # Minutes, not seconds: 5 min of load on the embedded stack, then 1 vs 2 workers.

@@ -17,11 +17,16 @@ from starlette.routing import Mount, Route
 
 from api.auth import ApiKeyMiddleware
 from api.changes import change_routes
+from api.errors import error_response
 from api.memory import memory_routes
 from api.middleware import ObservabilityMiddleware
 from api.openapi import openapi_document
 from api.routes import v1_routes
-from api.schema_registry import create_schema_registry_app
+from api.schema_registry import (
+    create_schema_registry_app,
+    registry_not_allowed,
+    registry_not_found,
+)
 from api.services.context import ServiceContext, close_context, open_context
 from events.registry import registry_from_settings
 from events.serde import EventSerde
@@ -230,7 +235,28 @@ def create_app(
         *mcp_app.routes,
         Mount("/schema-registry", app=create_schema_registry_app(registry)),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={404: _not_found, 405: _not_allowed},
+    )
     app.add_middleware(ApiKeyMiddleware, keys=settings.api_keys)
     app.add_middleware(ObservabilityMiddleware)
     return app
+
+
+_REGISTRY = "/schema-registry"
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    """No route matches: an ``AgentError``, or the registry's shape under its mount (a
+    subject holding a line break never reaches the mount, whose pattern stops at one)."""
+    if request.url.path.startswith(_REGISTRY):
+        return await registry_not_found(request, exc)
+    return error_response(404, "NOT_FOUND", f"no such resource: {request.url.path}")
+
+
+async def _not_allowed(request: Request, exc: Exception) -> Response:
+    if request.url.path.startswith(_REGISTRY):
+        return await registry_not_allowed(request, exc)
+    return error_response(405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed here")

@@ -12,12 +12,13 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from events.limits import BODY_MAX_BYTES, SUBJECT_MAX
 from events.registry.base import InvalidSchemaError, SchemaNotFoundError, SchemaRegistry
-from events.registry.compat import IncompatibleSchemaError
+from events.registry.compat import IncompatibleSchemaError, check_backward_compatible
+from events.schemas import default_contracts
 from events.text import describe, find_control
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
@@ -47,6 +48,25 @@ def subject_problem(subject: str) -> str | None:
     return None
 
 
+def check_readable_by_tribal(subject: str, schema: dict[str, Any]) -> None:
+    """Refuse a schema under one of Tribal's record names that Tribal could not read.
+
+    Subjects are ``{topic}-{record}``. When the record is one of Tribal's events, data
+    written with ``schema`` must decode with Tribal's contract for it; otherwise a squatter
+    (say, an unrelated record under the dead-letter subject) would make every later write
+    of Tribal's own schema there "incompatible", and nothing could be dead-lettered.
+    """
+    contract = default_contracts().get(subject.rsplit("-", 1)[-1])
+    if contract is None:
+        return
+    try:
+        check_backward_compatible(schema, contract.schema)
+    except IncompatibleSchemaError as exc:
+        raise IncompatibleSchemaError(
+            f"Tribal's contract for {contract.full_name} cannot read data written with it: {exc}"
+        ) from exc
+
+
 def schema_registry_routes(registry: SchemaRegistry) -> list[Route]:
     """Routes for ``/subjects``, ``/subjects/{s}/versions[/latest]`` and ``/schemas/ids/{id}``."""
 
@@ -68,6 +88,7 @@ def schema_registry_routes(registry: SchemaRegistry) -> list[Route]:
         if body.get("schemaType", "AVRO") != "AVRO" or not isinstance(schema, dict):
             return _error(422, 42201, "Invalid schema: only Avro record schemas are supported")
         try:
+            check_readable_by_tribal(subject, schema)
             schema_id = await run_in_threadpool(registry.register, subject, schema)
         except IncompatibleSchemaError as exc:
             return _error(409, 409, f"Schema being registered is incompatible: {exc}")
@@ -102,6 +123,20 @@ def schema_registry_routes(registry: SchemaRegistry) -> list[Route]:
     ]
 
 
+async def registry_not_found(request: Request, exc: Exception) -> Response:
+    """A path no registry route matches (``/subjects//versions/latest``: an empty subject),
+    in the registry's own error shape."""
+    return _error(404, 40401, f"no such resource: {request.url.path}")
+
+
+async def registry_not_allowed(request: Request, exc: Exception) -> Response:
+    """A method a registry route does not take, in the registry's own error shape."""
+    return _error(405, 40501, f"method {request.method} not allowed here")
+
+
 def create_schema_registry_app(registry: SchemaRegistry) -> Starlette:
     """A standalone Starlette app serving ``registry`` (mount it or run it with uvicorn)."""
-    return Starlette(routes=schema_registry_routes(registry))
+    return Starlette(
+        routes=schema_registry_routes(registry),
+        exception_handlers={404: registry_not_found, 405: registry_not_allowed},
+    )

@@ -9,6 +9,18 @@ from projections.base import Applied
 from projections.pg import PgProjection
 
 
+def storable(text: str) -> str:
+    """``text`` as PostgreSQL ``text`` takes it: a NUL or a lone surrogate (a hostile key,
+    a reason quoting the bad payload) escaped, not refused: the store of dead letters is
+    the one place that must take every letter.
+
+    >>> storable("key\\x00\\ud800")
+    'key\\\\x00\\\\ud800'
+    """
+    text = text.replace("\x00", "\\x00")
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class DeadLetterProjection(PgProjection):
     name: str = "deadletters"
     topics: tuple[str, ...] = ("deadletter",)
@@ -44,9 +56,9 @@ class DeadLetterProjection(PgProjection):
             e.origin_topic,
             e.origin_partition,
             e.origin_offset,
-            e.origin_key,
-            e.error_code,
-            e.error_message,
+            None if e.origin_key is None else storable(e.origin_key),
+            storable(e.error_code),
+            storable(e.error_message),
             len(e.payload),
             e.occurred_at,
         )

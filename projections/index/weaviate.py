@@ -39,8 +39,9 @@ from projections.index.port import (
     SearchMode,
 )
 from projections.index.scoring import OBJECT_NAMESPACE, object_uuid, weaviate_tenant
+from projections.index.weaviate_search import QUERY_MAXIMUM_RESULTS
 
-_MAX = 10_000
+_MAX = QUERY_MAXIMUM_RESULTS
 
 
 def _check(result: Any, what: str) -> None:

@@ -30,6 +30,10 @@ from projections.index.scoring import (
 if TYPE_CHECKING:
     from projections.index.weaviate import WeaviateIndex
 
+QUERY_MAXIMUM_RESULTS = 10_000
+"""Weaviate's default ``QUERY_MAXIMUM_RESULTS``: a deeper query is refused as "invalid
+pagination", so a far page (offset 10,000) asks for no more than this."""
+
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     dot = sum(x * y for x, y in zip(a, b, strict=False))
@@ -72,7 +76,9 @@ async def search(
     else:
         col = index._col(kind.value)
         where = ws.to_filter(tenant, filters)
-    depth = limit * CANDIDATES_PER_SIDE if vec is not None and text else limit
+    depth = min(
+        limit * CANDIDATES_PER_SIDE if vec is not None and text else limit, QUERY_MAXIMUM_RESULTS
+    )
 
     async def nothing() -> Any:
         return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -15,6 +16,7 @@ from events.registry.base import InvalidSchemaError, SchemaNotFoundError, Schema
 from events.registry.compat import IncompatibleSchemaError
 from events.registry.file import FileSchemaRegistry
 from events.registry.http import ConfluentHttpRegistry
+from events.schemas import default_contracts
 from events.serde import EventSerde
 from streams.settings import TribalSettings
 from tests.events.conftest import RegistryServer
@@ -148,3 +150,18 @@ def test_settings_choose_the_file_registry_unless_a_url_is_given(tmp_path: Path)
     )
     assert isinstance(remote, ConfluentHttpRegistry)
     remote.close()
+
+
+def test_the_http_registry_refuses_a_schema_tribal_could_not_read_under_its_record_name(
+    registry_server: RegistryServer, http_registry: ConfluentHttpRegistry
+) -> None:
+    subject = "tribal.deadletter-tribal.deadletter.DeadLettered"
+    squat = record({"name": "x", "type": "string"}, name="DeadLettered")
+    resp = httpx.post(
+        f"{registry_server.url}/subjects/{subject}/versions",
+        json={"schema": json.dumps(squat)},
+    )
+    assert resp.status_code == 409
+    assert "tribal.deadletter.DeadLettered" in resp.json()["message"]
+    own = default_contracts()["tribal.deadletter.DeadLettered"].schema
+    assert http_registry.register(subject, own) >= 1  # Tribal's own still registers there

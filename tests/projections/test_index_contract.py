@@ -90,6 +90,16 @@ async def test_text_vector_and_hybrid_search_rank_the_relevant_article_first(
     assert await index.count(Kind.CODE_CHUNK) == 3
 
 
+async def test_a_search_deeper_than_any_store_allows_answers_what_there_is(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    await load_corpus(feed, embedder)
+    query = "pool configuration"
+    for mode in SearchMode:  # a far page asks for offset + limit candidates, four per side
+        hits = await index.search(query, q(embedder, query), Kind.KB_CHUNK, mode=mode, limit=20_011)
+        assert 1 <= len(hits) <= 3, mode
+
+
 async def test_filters_narrow_results_including_path_globs(
     index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
 ) -> None:

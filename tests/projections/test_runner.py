@@ -57,6 +57,23 @@ async def test_a_batch_applied_twice_changes_nothing_the_second_time(postgres_ds
         await projection.close()
 
 
+async def test_a_dead_letter_with_a_nul_or_a_lone_surrogate_is_stored_escaped(
+    postgres_dsn: str,
+) -> None:
+    projection = DeadLetterProjection(await fresh_database(postgres_dsn))
+    await projection.setup()
+    await projection.positions()
+    hostile = dead(0).model_copy(
+        update={"origin_key": "k\x00\ud800", "error_message": "quoting \x00 the payload"}
+    )
+    try:
+        assert await projection.apply([Applied("tribal.deadletter", 0, 0, "k", hostile)]) == 1
+        latest = (await projection.summary())["latest"]
+        assert latest[0]["error_message"] == "quoting \\x00 the payload"
+    finally:
+        await projection.close()
+
+
 @pytest.mark.slow
 async def test_a_restarted_runner_resumes_from_the_store_without_duplicates(
     broker: Broker, postgres_dsn: str, tmp_path: Path

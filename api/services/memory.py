@@ -6,9 +6,12 @@ and its tenant part must be the caller's.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
+import math
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from api.auth import ANY_TENANT
@@ -29,6 +32,7 @@ from api.services.errors import ServiceError, forbidden
 from projections.graph import queries as g
 from projections.graph.models import Fact
 from projections.index.port import Filters, Kind
+from projections.index.ranking import fact_relevance, fact_text
 
 log = logging.getLogger(__name__)
 _WORD = re.compile(r"\w{3,}")
@@ -50,6 +54,49 @@ def _mentions(f: Fact, words: set[str]) -> bool:
     return bool(words & {w.lower() for w in _WORD.findall(text)})
 
 
+FACT_CANDIDATES = 64
+"""Facts of one group embedded per question at most (the rest by keywords alone)."""
+FACT_FLOOR = 0.3
+"""A fact that shares no word with the question is kept only from this relevance up."""
+
+
+async def rank_facts(ctx: ServiceContext, query: str, facts: list[Fact]) -> list[Fact]:
+    """The facts that answer ``query``, best first: semantic similarity of question and
+    fact, whether the question asks for the fact's relation ("where … live" →
+    ``lives_in``) and names its subject (:func:`projections.index.ranking.fact_relevance`).
+    Without an embedder, the keyword parts alone."""
+    words = {w.lower() for w in _WORD.findall(query)}
+
+    def keywords(f: Fact) -> float:
+        return fact_relevance(query, f.source_name, f.relation_type, f.target_name, 0.0)
+
+    ordered = sorted(facts, key=keywords, reverse=True)[:FACT_CANDIDATES]
+    similarity: dict[int, float] = {}
+    try:
+        question = await ctx.vector(query)
+        if question is not None:
+            texts = [fact_text(f.source_name, f.relation_type, f.target_name) for f in ordered]
+            vectors = await asyncio.gather(*(ctx.vector(t) for t in texts))
+            for i, v in enumerate(vectors):
+                if v is not None:
+                    similarity[i] = cosine(question, v)
+    except Exception as exc:  # keywords still rank
+        log.warning("search_memory: fact vectors unavailable: %s", exc)
+    scored = [
+        (fact_relevance(query, f.source_name, f.relation_type, f.target_name,
+                        similarity.get(i, 0.0)), f)
+        for i, f in enumerate(ordered)
+    ]  # fmt: skip
+    kept = [(s, f) for s, f in scored if _mentions(f, words) or s >= FACT_FLOOR]
+    return [f for _, f in sorted(kept, key=lambda sf: -sf[0])]
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
 async def search_memory(
     ctx: ServiceContext, req: SearchMemoryInput, tenant: str
 ) -> SearchMemoryOutput:
@@ -65,8 +112,7 @@ async def search_memory(
         log.warning("search_memory: graph unavailable: %s", exc)
         facts = []
     if req.query:
-        words = {w.lower() for w in _WORD.findall(req.query)}
-        facts = [f for f in facts if _mentions(f, words)]
+        facts = await rank_facts(ctx, req.query, facts)
     page = facts[req.offset : req.offset + req.limit]
     episodes: list[EpisodeOut] = []
     if req.query and ctx.index is not None:

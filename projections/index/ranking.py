@@ -307,3 +307,60 @@ def probabilities(kind: str, rows: Sequence[Mapping[str, float]]) -> list[float]
     best = max(z, default=0.0)
     lead = w.get("lead", 0.0)
     return [1.0 / (1.0 + math.exp(-(w["intercept"] + v + lead * (v - best)))) for v in z]
+
+
+# -- 4. facts ------------------------------------------------------------------
+
+RELATION_CUES: dict[str, frozenset[str]] = {
+    relation: frozenset(cues.split())
+    for relation, cues in {
+        "lives_in": "live lives living home city town based reside resides moved move",
+        "located_in": "located based headquarters headquartered office offices where",
+        "works_at": "work works working employer company employed job firm",
+        "role": "role title job position do does",
+        "email": "email e-mail mail address",
+        "phone": "phone number call mobile cell reach ring",
+        "manager": "manager boss report reports supervisor lead",
+        "colleague": "colleague coworker co-worker teammate",
+        "billing_contact": "billing invoice invoices invoicing finance",
+        "contact": "contact point",
+        "uses": "use uses using tool platform provider warehouse crm processor stack run "
+        "software system gateway host database",
+        "plan": "plan tier subscription package",
+        "team_size": "team size people many headcount employees staff big large",
+        "prefers": "prefer prefers preference preferred contacted like likes",
+        "owns": "own owns have has device car",
+        "language": "language speak speaks",
+        "timezone": "timezone time zone",
+        "budget": "budget spend",
+        "birthday": "birthday born",
+    }.items()
+}
+"""The words a question uses to ask for a relation ("where does Priya live" → lives_in)."""
+FACT_WEIGHTS = {"vector": 1.0, "relation": 0.35, "names": 0.25}
+"""How a fact's relevance to a question is made of its parts (see :func:`fact_relevance`)."""
+
+
+def fact_text(source: str | None, relation: str, target: str | None) -> str:
+    """A fact as words, for embedding and keyword matching: "Priya Raman lives in Bristol"."""
+    return f"{source or ''} {relation.replace('_', ' ')} {target or ''}".strip()
+
+
+def fact_relevance(
+    question: str, source: str | None, relation: str, target: str | None, similarity: float
+) -> float:
+    """How well one fact answers ``question`` (0-1): the semantic ``similarity`` of
+    question and fact text, whether the question asks for this relation, and the share
+    of the fact's subject words the question names."""
+    asked = {singular(w) for w in words(question)}
+    cues = {singular(w) for w in RELATION_CUES.get(relation, frozenset(relation.split("_")))}
+    subject = {singular(w) for w in words(source or "") if w not in STOP}
+    named = len(asked & subject) / len(subject) if subject else 0.0
+    relation_asked = 1.0 if asked & cues else 0.0
+    total = sum(FACT_WEIGHTS.values())
+    score = (
+        FACT_WEIGHTS["vector"] * max(0.0, similarity)
+        + FACT_WEIGHTS["relation"] * relation_asked
+        + FACT_WEIGHTS["names"] * named
+    )
+    return round(score / total, 4)

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from streams.memory.statements import SINGLE_VALUED
+
 Confidence = Literal["high", "medium", "low"]
 CONFIDENCE_RANK: dict[str, int] = {"low": 0, "medium": 1, "high": 2}
 
@@ -30,7 +32,7 @@ class EntityExtractionConfig(BaseModel):
     gazetteer: dict[str, str] = Field(default_factory=dict)
     """Known names → entity type for the local rules, e.g. ``{"Apollo Router": "product"}``."""
     single_valued_relations: tuple[str, ...] = (
-        "works_at", "lives_in", "lives_at", "status", "has_plan", "has_email", "has_phone",
+        "lives_at", "status", "has_plan", "has_email", "has_phone", *SINGLE_VALUED,
     )  # fmt: skip
     """A newer fact for one of these replaces the current one (and invalidates it)."""
 

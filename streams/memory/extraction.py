@@ -12,7 +12,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
@@ -72,7 +72,9 @@ SYSTEM = (
     "email, concept) and the relationships between them, as snake_case verbs such as "
     "lives_at, works_at, ordered, uses, has_email, contains. Give each a confidence: "
     "high when stated explicitly, medium when implied, low when guessed. "
-    "'I'/'my' in a User line is the user named in the metadata. " + FENCE_RULE
+    "'I'/'my' in a User line is the speaker: the name they introduce, else the speaker "
+    "known from earlier turns, else the user named in the metadata; 'we'/'our' is the "
+    "speaker's organisation when known. " + FENCE_RULE
 )
 
 
@@ -101,12 +103,19 @@ class EntityExtractor:
         self.provider = provider
         self.config = config or EntityExtractionConfig()
 
-    def request(self, episode: EpisodeRecorded) -> StructuredRequest[ExtractionOutput]:
-        """The structured request for ``episode``: its text is fenced as data."""
+    def request(
+        self, episode: EpisodeRecorded, known: Mapping[str, str] | None = None
+    ) -> StructuredRequest[ExtractionOutput]:
+        """The structured request for ``episode``: its text is fenced as data.
+
+        ``known``: what the conversation established before this episode, ``speaker``
+        (who "I" is) and ``organisation`` (who "we" is)."""
         meta = json.dumps(episode.source_metadata, sort_keys=True)
+        hints = json.dumps(dict(known or {}), sort_keys=True)
         prompt = (
             "Extract entities and relationships from this episode.\n"
-            f"{fence('episode metadata', meta)}\n{fence('episode content', episode.content)}"
+            f"{fence('episode metadata', meta)}\n{fence('known from earlier turns', hints)}\n"
+            f"{fence('episode content', episode.content)}"
         )
         return StructuredRequest(
             task=TASK,
@@ -117,12 +126,15 @@ class EntityExtractor:
                 "content": episode.content,
                 "metadata": dict(episode.source_metadata),
                 "gazetteer": dict(self.config.gazetteer),
+                **dict(known or {}),
             },
             max_tokens=self.config.max_tokens,
             timeout_s=self.config.timeout_ms / 1000,
         )
 
-    async def extract(self, episode: EpisodeRecorded) -> EntityExtractionResult:
+    async def extract(
+        self, episode: EpisodeRecorded, known: Mapping[str, str] | None = None
+    ) -> EntityExtractionResult:
         """Entities and relationships of ``episode``, filtered by ``min_confidence``.
 
         Raises :class:`ExtractionError` when the provider fails or answers badly, and
@@ -132,7 +144,7 @@ class EntityExtractor:
         with metrics.span("memory.extract_entities", episode_id=episode.episode_id):
             try:
                 result = await asyncio.wait_for(
-                    self.provider.structured(self.request(episode)),
+                    self.provider.structured(self.request(episode, known)),
                     self.config.timeout_ms / 1000,
                 )
             except TimeoutError:
@@ -160,16 +172,19 @@ class EntityExtractor:
         )
 
     async def extract_batch(
-        self, episodes: Sequence[EpisodeRecorded]
+        self,
+        episodes: Sequence[EpisodeRecorded],
+        known: Callable[[EpisodeRecorded], Mapping[str, str]] | None = None,
     ) -> list[EntityExtractionResult]:
         """One result per episode, in input order; a failure yields an empty result
-        carrying its reason instead of failing the batch."""
+        carrying its reason instead of failing the batch. ``known(episode)``: what the
+        conversation established before it (see :meth:`request`)."""
         limit = asyncio.Semaphore(max(1, self.config.batch_size))
 
         async def one(episode: EpisodeRecorded) -> EntityExtractionResult:
             async with limit:
                 try:
-                    return await self.extract(episode)
+                    return await self.extract(episode, known(episode) if known else None)
                 except Exception as exc:  # partial success: one failure costs itself only
                     log.error("extraction_failed episode_id=%s error=%s", episode.episode_id, exc)
                     reason = f"{type(exc).__name__}: {exc}"[:500]

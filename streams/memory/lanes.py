@@ -15,6 +15,7 @@ from streams.memory.dedup import is_identifier
 from streams.memory.extraction import EntityExtractor
 from streams.memory.facts import FactsFold, extracted_event
 from streams.memory.lane import MemoryLane
+from streams.memory.rules import SPEAKER
 from streams.memory.summaries import SummaryFold
 from streams.wiring import Emit
 
@@ -61,11 +62,28 @@ class ExtractorLane(MemoryLane):
         self.names = names or NameEmbedder(None)
         self.known_raw: dict[UUID, EntitiesExtracted] = {}
         self.known_ids: set[UUID] = set()
+        self.established: dict[str, dict[str, str]] = {}
+        """Per group, what its earlier turns established: ``speaker`` (who "I" is) and
+        ``organisation`` (who "we" is); rebuilt from the raw extractions on replay."""
 
     def groups(self) -> list[str]:
         return list({*self.fold.groups, *self.fold.dedup.groups})
 
+    def learn(self, raw: EntitiesExtracted) -> None:
+        """Remember who the speaker (and their organisation) is from one extraction."""
+        known = self.established.setdefault(raw.group_id, {})
+        names = {e.entity_id: e.name for e in raw.entities}
+        for e in raw.entities:
+            if e.attributes.get(SPEAKER) == "true":
+                known["speaker"] = e.name
+        for r in raw.relationships:
+            if r.relation_type == "works_at" and names.get(r.source_entity_id) == known.get(
+                "speaker"
+            ):
+                known["organisation"] = names.get(r.target_entity_id, "")
+
     def drop_group(self, group_id: str) -> None:
+        self.established.pop(group_id, None)
         self.fold.groups.pop(group_id, None)
         self.fold.dedup.groups.pop(group_id, None)
         for episode_id in [k for k, v in self.known_raw.items() if v.group_id == group_id]:
@@ -75,9 +93,11 @@ class ExtractorLane(MemoryLane):
         for group_id in [g for g in self.groups() if self.owns(g, partition)]:
             self.fold.groups.pop(group_id, None)
             self.fold.dedup.groups.pop(group_id, None)
+            self.established.pop(group_id, None)
         for event in known:
             if isinstance(event, EntitiesExtracted):
                 self.known_raw.setdefault(event.episode_id, event)
+                self.learn(event)
             self.known_ids.add(event.event_id)
 
     def _wanted(self, episode: EpisodeRecorded) -> bool:
@@ -91,10 +111,7 @@ class ExtractorLane(MemoryLane):
             fresh = not self.fold.seen(e.group_id, e.episode_id)
             if fresh and e.episode_id not in self.known_raw and self._wanted(e):
                 todo.setdefault(e.episode_id, e)
-        results = await self.extractor.extract_batch(list(todo.values()))
-        made = {
-            e.episode_id: extracted_event(e, r) for e, r in zip(todo.values(), results, strict=True)
-        }
+        made = await self._extract(list(todo.values()))
         raws: list[EntitiesExtracted] = []
         for e in episodes:
             raw = self.known_raw.pop(e.episode_id, None) or made.pop(e.episode_id, None)
@@ -109,6 +126,28 @@ class ExtractorLane(MemoryLane):
                 else:
                     out.append(Emit(FACTS, raw.group_id, event))
         return out
+
+    async def _extract(self, episodes: list[EpisodeRecorded]) -> dict[UUID, EntitiesExtracted]:
+        """A conversation is read in order (what a turn establishes, such as the
+        speaker's name, is known to the turns after it); conversations concurrently."""
+        by_group: dict[str, list[EpisodeRecorded]] = {}
+        for e in episodes:
+            by_group.setdefault(e.group_id, []).append(e)
+        made: dict[UUID, EntitiesExtracted] = {}
+        limit = asyncio.Semaphore(max(1, self.config.batch_size))
+
+        async def conversation(turns: list[EpisodeRecorded]) -> None:
+            for e in turns:
+                async with limit:
+                    [result] = await self.extractor.extract_batch(
+                        [e], lambda ep: dict(self.established.get(ep.group_id, {}))
+                    )
+                raw = extracted_event(e, result)
+                self.learn(raw)
+                made[e.episode_id] = raw
+
+        await asyncio.gather(*(conversation(turns) for turns in by_group.values()))
+        return made
 
 
 class SummarizerLane(MemoryLane):

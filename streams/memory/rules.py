@@ -15,6 +15,7 @@ from typing import Any
 
 from streams.memory.extraction import ExtractedEntity, ExtractedRelationship, ExtractionOutput
 from streams.memory.names import FIRST_NAMES
+from streams.memory.statements import introduced_name, statements
 
 _ORDER = re.compile(r"#\s?([A-Z]{1,3}-?\d{3,})\b")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -111,11 +112,32 @@ def _lines(content: str) -> list[tuple[str, str]]:
     return out
 
 
+SPEAKER = "speaker"
+"""The attribute that marks the entity a conversation's first person refers to."""
+
+
+def speaker_of(context: dict[str, Any]) -> str:
+    """Who "I" is in this episode's user lines: a name introduced in them, else the
+    speaker the conversation established before (``context["speaker"]``), else
+    ``metadata.user_name``, else ``metadata.user_id``, else ``user``."""
+    metadata: dict[str, Any] = context.get("metadata") or {}
+    for role, text in _lines(str(context.get("content", ""))):
+        if role == "user":
+            name = introduced_name(text)
+            if name:
+                return name
+    for value in (context.get("speaker"), metadata.get("user_name"), metadata.get("user_id")):
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return "user"
+
+
 def extract_local(context: dict[str, Any]) -> ExtractionOutput:
     """The local provider's handler for ``extract_entities`` (pure and deterministic)."""
     gazetteer: dict[str, str] = context.get("gazetteer") or {}
     metadata: dict[str, str] = context.get("metadata") or {}
     speaker = metadata.get("user_name", "").strip()
+    person = speaker_of(context)
     entities: dict[tuple[str, str], ExtractedEntity] = {}
     relationships: list[ExtractedRelationship] = []
 
@@ -124,6 +146,10 @@ def extract_local(context: dict[str, Any]) -> ExtractionOutput:
         old = entities.get(key)
         if old is None or _rank(entity.confidence) > _rank(old.confidence):
             entities[key] = entity
+        elif entity.attributes:
+            entities[key] = old.model_copy(
+                update={"attributes": {**old.attributes, **entity.attributes}}
+            )
 
     for role, text in _lines(str(context.get("content", ""))):
         mentions = _mentions(text, gazetteer)
@@ -154,7 +180,45 @@ def extract_local(context: dict[str, Any]) -> ExtractionOutput:
                         )
                     )  # fmt: skip
                     break
+    _statements(context, person, keep, relationships)
     return ExtractionOutput(entities=list(entities.values()), relationships=relationships)
+
+
+def _statements(
+    context: dict[str, Any],
+    person: str,
+    keep: Any,
+    relationships: list[ExtractedRelationship],
+) -> None:
+    """The speaker-aware statements of the user lines (:mod:`streams.memory.statements`),
+    except what the rules above already related."""
+    known = {(r.source.casefold(), r.target.casefold()) for r in relationships}
+    organisation: dict[str, str] = {}
+    if isinstance(context.get("organisation"), str) and context["organisation"]:
+        organisation["name"] = context["organisation"]
+    attributes = {SPEAKER: "true"}
+    for role, text in _lines(str(context.get("content", ""))):
+        if role != "user":
+            continue
+        for st in statements(text, person, lambda: organisation.get("name")):
+            if (st.subject.casefold(), st.object.casefold()) in known:
+                continue
+            known.add((st.subject.casefold(), st.object.casefold()))
+            if st.subject == person:
+                keep(ExtractedEntity(name=person, entity_type="person", attributes=attributes,
+                                     confidence="high"))  # fmt: skip
+            else:
+                keep(ExtractedEntity(name=st.subject, entity_type="organization",
+                                     confidence="high"))  # fmt: skip
+            keep(ExtractedEntity(name=st.object, entity_type=st.object_kind, confidence="high"))
+            if st.relation == "works_at" and st.subject == person:
+                organisation["name"] = st.object
+            relationships.append(
+                ExtractedRelationship(
+                    source=st.subject, relation=st.relation, target=st.object,
+                    fact=f"{person}: {st.evidence}", confidence="high",
+                )
+            )  # fmt: skip
 
 
 def _rank(confidence: str) -> int:

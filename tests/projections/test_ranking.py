@@ -61,3 +61,18 @@ def test_a_question_names_what_it_rules_out() -> None:
     assert negated_terms("Not using systemd: how do I start the service?") == {"systemd"}
     assert negated_terms("Which databases other than PostgreSQL work?") == {"postgresql"}
     assert negated_terms("How do I install the server on Debian?") == frozenset()
+
+
+def test_a_question_ranks_the_fact_of_the_relation_it_asks_for_first() -> None:
+    from projections.index.ranking import fact_relevance
+
+    facts = [
+        ("Priya Raman", "works_at", "Initech"),
+        ("Priya Raman", "lives_in", "Bristol"),
+        ("Priya Raman", "email", "priya@globex.example"),
+    ]
+    ask = "where does Priya live these days?"
+    ranked = sorted(facts, key=lambda f: -fact_relevance(ask, *f, similarity=0.3))
+    assert ranked[0] == ("Priya Raman", "lives_in", "Bristol")
+    mail = sorted(facts, key=lambda f: -fact_relevance("Priya's email?", *f, similarity=0.3))
+    assert mail[0][1] == "email"

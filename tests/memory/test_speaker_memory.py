@@ -1,0 +1,70 @@
+"""A conversation's later turns know who its speaker is, and a change of value closes
+the old one: the local extractor in the real lanes, on the issue's own example."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from uuid import NAMESPACE_URL, uuid5
+
+from events.facts import EntitiesExtracted, RelationshipAsserted, RelationshipInvalidated
+from events.memory import TurnRecorded
+from tests.memory.helpers import memory
+
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+TURNS = [
+    "Hi, I'm Priya Raman, I work at Globex as a data engineer.",
+    "My email is priya@globex.example.",
+    "I live in Leeds.",
+    "I moved to Bristol last month.",
+    "I now work at Initech instead of Globex.",
+]
+
+
+def turns(group_id: str) -> list[TurnRecorded]:
+    return [
+        TurnRecorded(
+            event_id=uuid5(NAMESPACE_URL, f"{group_id}/{n}"),
+            occurred_at=START + timedelta(days=3 * n),
+            group_id=group_id,
+            user_message=text,
+            agent_response="Thanks, noted.",
+        )
+        for n, text in enumerate(TURNS)
+    ]
+
+
+async def test_later_turns_relate_the_introduced_speaker_and_changes_close_old_values() -> None:
+    m = memory()
+    _, facts, _ = await m.run(turns("acme:priya"))
+    raws = [f for f in facts if isinstance(f, EntitiesExtracted)]
+    names = {e.entity_id: e.name for r in raws for e in r.entities}
+    merged = {
+        e.entity_id: e.name for e in m.extractor.fold.dedup.groups["acme:priya"].entities.values()
+    }
+    names |= merged
+    asserted = [f for f in facts if isinstance(f, RelationshipAsserted)]
+    said = {
+        (names[f.source_entity_id], f.relation_type, names[f.target_entity_id]) for f in asserted
+    }
+    assert {
+        ("Priya Raman", "works_at", "Globex"),
+        ("Priya Raman", "email", "priya@globex.example"),
+        ("Priya Raman", "lives_in", "Leeds"),
+        ("Priya Raman", "lives_in", "Bristol"),
+        ("Priya Raman", "works_at", "Initech"),
+    } <= said
+    closed = {f.relationship_id for f in facts if isinstance(f, RelationshipInvalidated)}
+    old = {names[f.target_entity_id] for f in asserted if f.relationship_id in closed}
+    assert old == {"Leeds", "Globex"}
+    assert m.extractor.established["acme:priya"] == {
+        "speaker": "Priya Raman",
+        "organisation": "Initech",
+    }
+
+
+async def test_a_replay_rebuilds_who_the_speaker_is() -> None:
+    first = memory()
+    _, facts, _ = await first.run(turns("acme:priya")[:1])
+    again = memory()
+    again.extractor.reset(0, facts)
+    assert again.extractor.established["acme:priya"]["speaker"] == "Priya Raman"

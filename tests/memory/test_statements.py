@@ -1,0 +1,92 @@
+"""The local extractor's speaker-aware statements, on the issue's own examples."""
+
+from __future__ import annotations
+
+import pytest
+
+from streams.memory.rules import extract_local, speaker_of
+from streams.memory.statements import introduced_name, nlp_available, statements
+
+
+def facts(
+    text: str, speaker: str = "Priya Raman", org: str | None = "Globex"
+) -> set[tuple[str, str, str]]:
+    return {(s.subject, s.relation, s.object) for s in statements(text, speaker, lambda: org)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I live in Leeds.", ("Priya Raman", "lives_in", "Leeds")),
+        ("I moved to Bristol last month.", ("Priya Raman", "lives_in", "Bristol")),
+        ("My email is priya@globex.example.", ("Priya Raman", "email", "priya@globex.example")),
+        ("I now work at Initech instead of Globex.", ("Priya Raman", "works_at", "Initech")),
+        (
+            "I changed my number, the new one is +44 7700 900456.",
+            ("Priya Raman", "phone", "+44 7700 900456"),
+        ),
+        ("My new manager is Grace Okafor.", ("Priya Raman", "manager", "Grace Okafor")),
+        ("We switched from Square to Stripe.", ("Globex", "uses", "Stripe")),
+        ("Our data warehouse is Snowflake.", ("Globex", "uses", "Snowflake")),
+        (
+            "The migration finished today, everything is on BigQuery now.",
+            ("Globex", "uses", "BigQuery"),
+        ),
+        ("Our billing contact is Sofia Alvarez.", ("Globex", "billing_contact", "Sofia Alvarez")),
+        ("Initech is based in Leeds.", ("Initech", "located_in", "Leeds")),
+        ("We're a team of 12 engineers.", ("Globex", "team_size", "12")),
+    ],
+)
+def test_a_plain_statement_becomes_one_normalised_fact(
+    text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you support Stripe?",
+        "If I moved to Leeds, would my plan change?",
+        "I don't use Slack.",
+        "Could you tell me whether I work at the right office?",
+    ],
+)
+def test_questions_hypotheticals_and_negations_state_nothing(text: str) -> None:
+    assert facts(text) == set()
+
+
+def test_a_switch_names_the_value_it_replaces() -> None:
+    [st] = [s for s in statements("We switched from Square to Stripe.", "Ana", lambda: None)]
+    assert (st.object, st.replaces, st.changed) == ("Stripe", "Square", True)
+
+
+def test_the_speaker_is_the_introduced_name_else_the_metadata_else_user() -> None:
+    assert introduced_name("Hi, I'm Priya Raman, I work at Globex.") == "Priya Raman"
+    assert introduced_name("I'm afraid the invoice is wrong.") is None
+    assert speaker_of({"content": "User: Hi, this is Tom Berg from Acme."}) == "Tom Berg"
+    known = {"content": "User: I live in Leeds.", "speaker": "Priya Raman"}
+    assert speaker_of(known) == "Priya Raman"
+    assert speaker_of({"content": "User: hi", "metadata": {"user_id": "u-17"}}) == "u-17"
+    assert speaker_of({"content": "User: hi"}) == "user"
+
+
+def test_the_local_extractor_relates_the_speaker_across_an_episode_without_metadata() -> None:
+    out = extract_local(
+        {
+            "content": "User: Hi, I'm Priya Raman, I work at Globex as a data engineer.\n"
+            "Agent: Welcome!\nUser: Our billing contact is Sofia Alvarez.",
+        }
+    )
+    related = {(r.source, r.relation, r.target) for r in out.relationships}
+    assert related >= {
+        ("Priya Raman", "works_at", "Globex"),
+        ("Priya Raman", "role", "data engineer"),
+        ("Globex", "billing_contact", "Sofia Alvarez"),
+    }
+    speaker = next(e for e in out.entities if e.name == "Priya Raman")
+    assert speaker.attributes == {"speaker": "true"}
+
+
+def test_the_english_pipeline_is_installed_with_its_weights() -> None:
+    assert nlp_available()

@@ -52,6 +52,12 @@ async def ask_http(api_url: str, console: Console) -> dict[str, Any]:
             body = r.json()
             answers[name] = body
             console.print(_render(name, path, body))
+        facts = answers.get("memory", {}).get("facts") or []
+        if facts:  # the subject's history: what was replaced, and when
+            entity = facts[0]["source_entity_id"]
+            r = await client.get(f"/v1/memory/entities/{entity}", params={"group_id": GROUP})
+            answers["memory history"] = r.json()
+            console.print(_render("memory history", "/v1/memory/entities/{id}", r.json()))
     return answers
 
 
@@ -89,6 +95,15 @@ def _render(name: str, path: str, body: dict[str, Any]) -> Table:
         table.add_row(f"coverage: {body.get('coverage')}", "")
         for gap in body.get("gaps", []):
             table.add_row(f"gap: {gap}", "")
+    elif name == "memory history":
+        table.add_column("fact")
+        table.add_column("valid")
+        table.add_column("why it ended")
+        for f in body.get("relationships", []):
+            if f.get("valid_to"):
+                valid = f"{f['valid_from'][:16]} → {f['valid_to'][:16]}"
+                what = f"{f.get('source_name')} {f['relation_type']} {f.get('target_name')}"
+                table.add_row(what, valid, f.get("reason") or "")
     elif name == "memory":
         table.add_column("fact")
         table.add_column("valid")

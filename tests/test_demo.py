@@ -59,6 +59,9 @@ def test_the_demo_answers_from_every_source_through_http_mcp_and_the_cli() -> No
     # the conversation, with the address that replaced the old one
     facts = answers["memory"]["facts"]
     assert any(f["relation_type"] == "lives_at" and "Castle" in f["target_name"] for f in facts)
+    # and the replaced address, with the interval it held
+    history = answers["memory history"]["relationships"]
+    assert any(f["valid_to"] and f["relation_type"] == "lives_at" for f in history), history
     # MCP and the CLI
     assert {"search_tables", "get_join_path", "retrieve_knowledge"} <= set(answers["mcp_tools"])
     assert "demo.public." in answers["cli"]

@@ -39,6 +39,11 @@ class ExtractedRelationship(Value):
     valid_from: UtcDatetime | None = Field(
         default=None, description="When it became true (default: the episode's time)."
     )
+    replaces: str | None = Field(
+        default=None,
+        description='The value the statement says this one replaces ("switched from Square '
+        'to Stripe": Square): its open fact is closed even for a many-valued relation.',
+    )
 
 
 class EntitiesExtracted(MemoryEvent):

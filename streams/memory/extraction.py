@@ -46,6 +46,11 @@ class ExtractedRelationship(BaseModel):
     target: str
     fact: str | None = Field(default=None, description="The statement in plain words.")
     confidence: Confidence = "medium"
+    replaces: str | None = Field(
+        default=None,
+        description="The old value the statement replaces, when it names one "
+        '("we switched from Square to Stripe": Square).',
+    )
 
 
 class ExtractionOutput(BaseModel):
@@ -111,10 +116,14 @@ class EntityExtractor:
         ``known``: what the conversation established before this episode, ``speaker``
         (who "I" is) and ``organisation`` (who "we" is)."""
         meta = json.dumps(episode.source_metadata, sort_keys=True)
-        hints = json.dumps(dict(known or {}), sort_keys=True)
+        hints = (
+            f"{fence('known from earlier turns', json.dumps(dict(known), sort_keys=True))}\n"
+            if known
+            else ""
+        )
         prompt = (
             "Extract entities and relationships from this episode.\n"
-            f"{fence('episode metadata', meta)}\n{fence('known from earlier turns', hints)}\n"
+            f"{fence('episode metadata', meta)}\n{hints}"
             f"{fence('episode content', episode.content)}"
         )
         return StructuredRequest(

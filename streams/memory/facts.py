@@ -69,7 +69,7 @@ def extracted_event(
             ExtractedRelationship(
                 relationship_id=rid, source_entity_id=source, target_entity_id=target,
                 relation_type=relation, fact=r.fact, confidence=r.confidence,
-                valid_from=episode.occurred_at,
+                valid_from=episode.occurred_at, replaces=r.replaces,
             ),
         )  # fmt: skip
     extra = {} if at is None else {"occurred_at": at}
@@ -162,8 +162,11 @@ class FactsFold:
         new = FactVersion(rel.relationship_id, target, valid_from)
         single = rel.relation_type in self.single_valued
         g.timelines[key], placed = place(g.timelines.get(key, []), new, single)
-        if placed.asserted is None:
+        replaced = self._replaced(g, raw, key, rel, target, valid_from)
+        if placed.asserted is None and not replaced:
             return []
+        if placed.asserted is None:  # already held; what it replaced closes now
+            return replaced
         metrics.RELATIONSHIPS_CREATED.labels(rel.relation_type).inc()
         asserted = RelationshipAsserted(
             group_id=raw.group_id, relationship_id=rel.relationship_id,
@@ -181,4 +184,41 @@ class FactsFold:
                 )
                 for c in placed.invalidated
             ),
+            *replaced,
         ]  # fmt: skip
+
+    def _replaced(
+        self,
+        g: GroupFacts,
+        raw: EntitiesExtracted,
+        key: tuple[UUID, str],
+        rel: ExtractedRelationship,
+        target: UUID,
+        at: datetime,
+    ) -> list[Event]:
+        """Close the open fact whose target the statement names as replaced ("switched
+        from Square to Stripe" closes "uses Square"), whatever the relation's arity."""
+        if not rel.replaces:
+            return []
+        names = self.dedup.groups.get(raw.group_id)
+        wanted = normalise(rel.replaces)
+        out: list[Event] = []
+        timeline = g.timelines.get(key, [])
+        for i, f in enumerate(timeline):
+            if f.target == target or f.valid_from > at:
+                continue
+            if f.valid_to is not None and f.valid_to <= at:
+                continue
+            entity = names.entities.get(f.target) if names is not None else None
+            if entity is None or normalise(entity.name) != wanted:
+                continue
+            timeline[i] = FactVersion(f.relationship_id, f.target, f.valid_from, at)
+            out.append(
+                RelationshipInvalidated(
+                    group_id=raw.group_id, relationship_id=f.relationship_id, valid_to=at,
+                    invalidated_by=rel.relationship_id,
+                    reason=f"replaced: {rel.relation_type} {rel.replaces}",
+                    episode_id=raw.episode_id,
+                )
+            )  # fmt: skip
+        return out

@@ -217,6 +217,7 @@ def _statements(
                 ExtractedRelationship(
                     source=st.subject, relation=st.relation, target=st.object,
                     fact=f"{person}: {st.evidence}", confidence="high",
+                    replaces=st.replaces,
                 )
             )  # fmt: skip
 

@@ -68,3 +68,35 @@ async def test_a_replay_rebuilds_who_the_speaker_is() -> None:
     again = memory()
     again.extractor.reset(0, facts)
     assert again.extractor.established["acme:priya"]["speaker"] == "Priya Raman"
+
+
+async def test_a_switch_closes_the_named_old_value_of_a_many_valued_relation() -> None:
+    m = memory()
+    said = [
+        "Hi, this is Tom Berg from Acme.",
+        "We use Square for card payments.",
+        "We switched from Square to Stripe last week.",
+    ]
+    conversation = [
+        TurnRecorded(
+            event_id=uuid5(NAMESPACE_URL, f"acme:tom/{n}"),
+            occurred_at=START + timedelta(days=n),
+            group_id="acme:tom",
+            user_message=text,
+            agent_response="Thanks.",
+        )
+        for n, text in enumerate(said)
+    ]
+    _, facts, _ = await m.run(conversation)
+    names = {
+        e.entity_id: e.name for e in m.extractor.fold.dedup.groups["acme:tom"].entities.values()
+    }
+    uses = {
+        f.relationship_id: names[f.target_entity_id]
+        for f in facts
+        if isinstance(f, RelationshipAsserted) and f.relation_type == "uses"
+    }
+    closed = [f for f in facts if isinstance(f, RelationshipInvalidated)]
+    assert sorted(uses.values()) == ["Square", "Stripe"]
+    assert [uses[f.relationship_id] for f in closed] == ["Square"]
+    assert closed[0].reason == "replaced: uses Square"

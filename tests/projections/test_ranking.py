@@ -72,7 +72,7 @@ def test_a_question_ranks_the_fact_of_the_relation_it_asks_for_first() -> None:
         ("Priya Raman", "email", "priya@globex.example"),
     ]
     ask = "where does Priya live these days?"
-    ranked = sorted(facts, key=lambda f: -fact_relevance(ask, *f, similarity=0.3))
+    ranked = sorted(facts, key=lambda f: -fact_relevance(ask, f[0], f[1], f[2], 0.3))
     assert ranked[0] == ("Priya Raman", "lives_in", "Bristol")
-    mail = sorted(facts, key=lambda f: -fact_relevance("Priya's email?", *f, similarity=0.3))
+    mail = sorted(facts, key=lambda f: -fact_relevance("Priya's email?", f[0], f[1], f[2], 0.3))
     assert mail[0][1] == "email"

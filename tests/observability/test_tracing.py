@@ -77,6 +77,10 @@ async def test_a_file_change_is_one_trace_from_source_through_agents_to_the_inde
         finally:
             for child in children:
                 child.stop()
+            # The global provider outlives this test (OpenTelemetry sets it once per
+            # process): shut its exporter, or every later span would wait on a receiver
+            # that is gone, retrying for seconds each.
+            provider.shutdown()
     in_trace = [s for s in receiver.spans if s.trace_id == root.trace_id]
     by_id = {s.span_id: s for s in in_trace}
     # every span in the trace descends from the source's produce span

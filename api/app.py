@@ -238,7 +238,7 @@ def create_app(
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        exception_handlers={404: _not_found, 405: _not_allowed},
+        exception_handlers=ERROR_HANDLERS,
     )
     app.add_middleware(ApiKeyMiddleware, keys=settings.api_keys)
     app.add_middleware(ObservabilityMiddleware)
@@ -260,3 +260,7 @@ async def _not_allowed(request: Request, exc: Exception) -> Response:
     if request.url.path.startswith(_REGISTRY):
         return await registry_not_allowed(request, exc)
     return error_response(405, "METHOD_NOT_ALLOWED", f"{request.method} is not allowed here")
+
+
+ERROR_HANDLERS = {404: _not_found, 405: _not_allowed}
+"""A path or method no route takes answers an ``AgentError``, never plain text."""

@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from api.app import VERSION
+from api.app import ERROR_HANDLERS, VERSION
 from api.memory import memory_routes
 from api.openapi import openapi_document
 from api.routes import v1_routes
@@ -79,7 +79,7 @@ def fuzzed_app(settings: TribalSettings, sink: MemorySink) -> Starlette:
         *memory_routes(lambda: state["ctx"].ingestor),
         *v1_routes(lambda: state["ctx"]),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers=ERROR_HANDLERS)
 
 
 @pytest.fixture(scope="module")

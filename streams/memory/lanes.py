@@ -63,8 +63,9 @@ class ExtractorLane(MemoryLane):
         self.known_raw: dict[UUID, EntitiesExtracted] = {}
         self.known_ids: set[UUID] = set()
         self.established: dict[str, dict[str, str]] = {}
-        """Per group, what its earlier turns established: ``speaker`` (who "I" is) and
-        ``organisation`` (who "we" is); rebuilt from the raw extractions on replay."""
+        """Per group, what its earlier turns established: ``speaker`` (who "I" is),
+        ``organisation`` (who "we" is) and ``people`` (the full names said, ``|``-joined,
+        for "he", "she" and first names); rebuilt from the raw extractions on replay."""
 
     def groups(self) -> list[str]:
         return list({*self.fold.groups, *self.fold.dedup.groups})
@@ -73,9 +74,14 @@ class ExtractorLane(MemoryLane):
         """Remember who the speaker (and their organisation) is from one extraction."""
         known = self.established.setdefault(raw.group_id, {})
         names = {e.entity_id: e.name for e in raw.entities}
+        people = [p for p in known.get("people", "").split("|") if p]
         for e in raw.entities:
             if e.attributes.get(SPEAKER) == "true":
                 known["speaker"] = e.name
+            elif e.entity_type == "person" and " " in e.name and e.name not in people:
+                people.append(e.name)
+        if people:
+            known["people"] = "|".join(people[-20:])
         for r in raw.relationships:
             if r.relation_type == "works_at" and names.get(r.source_entity_id) == known.get(
                 "speaker"

@@ -15,7 +15,7 @@ from typing import Any
 
 from streams.memory.extraction import ExtractedEntity, ExtractedRelationship, ExtractionOutput
 from streams.memory.names import FIRST_NAMES
-from streams.memory.statements import introduced_name, statements
+from streams.memory.statements import Scope, introduced_name, statements
 
 _ORDER = re.compile(r"#\s?([A-Z]{1,3}-?\d{3,})\b")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -180,7 +180,8 @@ def extract_local(context: dict[str, Any]) -> ExtractionOutput:
                         )
                     )  # fmt: skip
                     break
-    _statements(context, person, keep, relationships)
+    kinds = {name: kind for kind, name in entities}
+    _statements(context, person, keep, relationships, kinds)
     return ExtractionOutput(entities=list(entities.values()), relationships=relationships)
 
 
@@ -189,28 +190,42 @@ def _statements(
     person: str,
     keep: Any,
     relationships: list[ExtractedRelationship],
+    kinds: dict[str, str],
 ) -> None:
     """The speaker-aware statements of the user lines (:mod:`streams.memory.statements`),
     except what the rules above already related."""
-    known = {(r.source.casefold(), r.target.casefold()) for r in relationships}
+    related = {(r.source.casefold(), r.target.casefold()) for r in relationships}
+    known: set[tuple[str, str, str]] = set()
     organisation: dict[str, str] = {}
     if isinstance(context.get("organisation"), str) and context["organisation"]:
         organisation["name"] = context["organisation"]
     attributes = {SPEAKER: "true"}
+    scope = Scope(
+        person,
+        lambda: organisation.get("name"),
+        people=[p for p in str(context.get("people") or "").split("|") if p],
+        organisations=[o for o in [organisation.get("name")] if o],
+    )
     for role, text in _lines(str(context.get("content", ""))):
         if role != "user":
             continue
-        for st in statements(text, person, lambda: organisation.get("name")):
-            if (st.subject.casefold(), st.object.casefold()) in known:
+        if introduced_name(text) == person:
+            keep(ExtractedEntity(name=person, entity_type="person", attributes=attributes,
+                                 confidence="high"))  # fmt: skip
+        for st in statements(text, person, lambda: organisation.get("name"), scope):
+            if (st.subject.casefold(), st.object.casefold()) in related:
                 continue
-            known.add((st.subject.casefold(), st.object.casefold()))
+            if (st.subject.casefold(), st.relation, st.object.casefold()) in known:
+                continue
+            known.add((st.subject.casefold(), st.relation, st.object.casefold()))
             if st.subject == person:
                 keep(ExtractedEntity(name=person, entity_type="person", attributes=attributes,
                                      confidence="high"))  # fmt: skip
             else:
-                keep(ExtractedEntity(name=st.subject, entity_type="organization",
+                keep(ExtractedEntity(name=st.subject, entity_type=st.subject_kind,
                                      confidence="high"))  # fmt: skip
-            keep(ExtractedEntity(name=st.object, entity_type=st.object_kind, confidence="high"))
+            kind = kinds.get(st.object.casefold(), st.object_kind)
+            keep(ExtractedEntity(name=st.object, entity_type=kind, confidence="high"))
             if st.relation == "works_at" and st.subject == person:
                 organisation["name"] = st.object
             relationships.append(

@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 RELATIONS = {
@@ -88,6 +88,186 @@ _I = r"(?:\bI|\bi)"
 _IM = r"(?:\bI'm|\bI am)"
 _WE = r"(?:\b[Ww]e|\b[Ww]e're|\b[Ww]e are|\b[Ww]ere|\b[Oo]ur (?:team|company|business|office|firm|org|organisation|organization|shop|store|startup))"
 
+_UPPER = "A-ZÀ-ÖØ-Þ"
+_PWORD = rf"(?!I\b|I'|O'\s)(?:O'[{_UPPER}]\w+|Mc[{_UPPER}]\w+|[{_UPPER}][\w'-]*\w)"
+_PERSON = rf"{_PWORD}(?: (?:de |van |von |da |del |le |bin |al-)?{_PWORD}){{0,2}}"
+_WHO = rf"(?P<who>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|{_PERSON})"
+_POSS = rf"(?P<who>\b[Mm]y|\b[Hh]is|\b[Hh]er|\b[Oo]ur|{_PERSON}'s)"
+_ROLE_HEAD = (
+    r"(?:manager|director|lead|owner|founder|co-founder|coordinator|admin|administrator|"
+    r"engineer|developer|designer|analyst|accountant|bookkeeper|assistant|consultant|partner|"
+    r"officer|specialist|technician|nurse|doctor|teacher|coach|trainer|agent|buyer|recruiter|"
+    r"architect|scientist|geologist|editor|producer|supervisor|CEO|CTO|CFO|CIO|COO|intern|"
+    r"receptionist|chef|baker|pharmacist|lawyer|researcher|professor|lecturer|technologist|"
+    r"representative|advisor|adviser|planner|controller|dispatcher|head of [a-z]+(?: [a-z]+)?)"
+)
+_ROLE = (
+    rf"(?P<obj>(?:(?:senior|junior|chief|principal|deputy|freelance|interim|acting|[A-Z]{{2,4}}|"
+    rf"(?!new\b|our\b|the\b|my\b|their\b)[a-z]+) ){{0,3}}{_ROLE_HEAD})\b"
+)
+_ARTICLE = r"(?:the |a |an |our |my |their |his |her )?(?:new |current )?"
+_PLACE = rf"(?P<obj>{_PWORD}(?: {_PWORD}){{0,2}})"
+_LIVE_VERB = (
+    r"(?:live|lives|living|reside|resides|based|moved|relocated|relocating|transferred|"
+    r"working|works|work)(?: remotely| full-time| permanently)?(?: up| down| over| back| out)?"
+)
+
+_THIRD_PARTY: tuple[Pattern, ...] = (
+    # roles, with whom they belong to
+    _p("role", rf"\bI'?m {_NOW}{_ARTICLE}{_ROLE}(?= (?:at|for|with|of|in|here|there)\b|[,.;!]|$)"),
+    _p(
+        "role",
+        rf"\bI (?:was |got |'ve been |have been )?(?:promoted|stepped up|moved up) (?:to|as) {_ARTICLE}{_ROLE}",
+    ),
+    _p(
+        "role",
+        rf"(?P<who>{_PERSON})(?: here)?\s*(?:,|\u2014|\u2013| -)\s*(?:I'm )?(?:an? |the )?{_ROLE}(?= (?:at|for|with|of|in|here|there)\b|[,.;!]|$)",
+        "who",
+    ),
+    _p(
+        "works_at",
+        rf"(?P<who>{_PERSON})(?: here)?\s*(?:,|\u2014|\u2013| -)\s*(?:I'm )?(?:an? |the )?(?:[\w-]+ ){{0,3}}{_ROLE_HEAD} (?:at|for|with|of) {_NAME}",
+        "who",
+    ),
+    _p(
+        "role",
+        rf"(?P<who>{_PERSON}),? (?:who'?s |who is )?(?:my|our|their|the|his|her) {_NEW}{_ROLE}",
+        "who",
+    ),
+    _p("role", rf"\b(?i:my|our|their|the|his|her) {_NEW}{_ROLE},? (?P<who>{_PERSON})", "who"),
+    _p("role", rf"{_WHO} (?:is|'s|was|has been) {_NOW}{_ARTICLE}{_ROLE}", "who"),
+    _p(
+        "role",
+        rf"{_WHO} (?:took over|has taken over|takes over|replaced \w+|stepped in) as {_ARTICLE}{_ROLE}",
+        "who",
+    ),
+    _p(
+        "works_at",
+        rf"\bI'?m {_NOW}{_ARTICLE}(?:[\w-]+ ){{0,3}}{_ROLE_HEAD} (?:at|for|with|of) {_NAME}",
+    ),
+    _p(
+        "works_at",
+        rf"(?P<who>{_PERSON}) (?:from|at|with) {_NAME}(?=\s*(?:[,.;!)]|$| and | is | who | has | said| told| here))",
+        "who",
+    ),
+    _p(
+        "works_at",
+        rf"{_WHO} {_NOW}(?:works|worked|is working|'s working) (?:at|for) {_NAME}",
+        "who",
+    ),
+    _p(
+        "works_at",
+        rf"{_WHO} (?:has |'s |have |'ve )?(?:now )?(?:left \S+(?: \S+)? (?:and|to) )?(?:joined|started at|transferred to) {_NAME}",
+        "who",
+    ),
+    # where people and organisations are
+    _p(
+        "lives_in",
+        rf"{_WHO}(?:'s|'re| is| are| has| have|'ve)? {_NOW}{_LIVE_VERB} (?:in|to|from|out of|near) (?:our |the )?{_PLACE}",
+        "who",
+    ),
+    _p(
+        "located_in",
+        rf"\b(?:our|the|their) {_PLACE} (?:office|site|warehouse|branch|depot|team|studio|shop|store|clinic)\b",
+        "we",
+    ),
+    _p(
+        "located_in",
+        rf"\b(?:warehouses?|offices?|sites?|branches|depots?|stores?|shops?) (?:in|at) {_PLACE}",
+        "we",
+    ),
+    # contact details of whoever is named or pointed at
+    _p(
+        "email",
+        rf"{_POSS} {_NEW}(?:e-?mail|email address|address|inbox)(?: address)? (?:is|has changed to|changed to|is now|:) {_NOW}{_EMAIL}",
+        "who",
+    ),
+    _p(
+        "email",
+        rf"(?:reach|contact|email|e-mail|mail|cc) (?P<who>{_PERSON}|him|her) (?:at|on|via) {_EMAIL}",
+        "who",
+    ),
+    _p("email", rf"(?P<who>{_PERSON}) \(?{_EMAIL}", "who"),
+    _p(
+        "phone",
+        rf"{_POSS} {_NEW}(?:phone|number|mobile|cell|landline|extension)(?: number)? (?:is|has changed to|changed to|is now|:) {_NOW}{_PHONE}",
+        "who",
+    ),
+    _p(
+        "phone",
+        rf"(?:call|text|reach|ring|phone) (?P<who>{_PERSON}|him|her) (?:at|on) {_PHONE}",
+        "who",
+    ),
+    # plans, head counts
+    _p(
+        "plan",
+        rf"(?:{_IM}|{_WE}|\b[Ww]e've|\bI've) (?:got |have |chose |picked |bought )?{_NOW}(?:on )?(?:your |the |our |a )(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|subscription|package|membership)",
+        "we",
+    ),
+    _p(
+        "plan",
+        rf"(?:{_IM}|{_WE}) {_NOW}on (?:your |the )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?)(?= now\b.*(?:upgrad|downgrad|plan|tier)|,? (?:now,? )?(?:upgrad|downgrad|since))",
+        "we",
+    ),
+    _p(
+        "team_size",
+        rf"\b[Tt]here (?:are|'re) (?:now |currently |about |around |roughly |only |just )*{_NUMBER} (?:of us|people|staff|employees)",
+        "we",
+    ),
+    _p(
+        "team_size",
+        rf"(?:{_WE}|team|staff|headcount|\bIT|office|shop) (?:is |are |'re )?(?:now |currently |down to |up to |about |around |roughly |only |just )*{_NUMBER} (?:people|staff|employees|engineers|agents|drivers|seats|users|members|of us)\b",
+        "we",
+    ),
+    _p("team_size", rf"(?:{_WE}) (?:now |currently )?{_NUMBER}(?= now\b| people\b|[,.;]|$)", "we"),
+    _p(
+        "team_size",
+        rf"\b{_NUMBER} (?:of us|people|agents|engineers|staff) (?:on|in) (?:the |our )?(?:team|IT|office|shop|support)",
+        "we",
+    ),
+    # where the speaker (or whoever a clause is about) is based
+    _p(
+        "lives_in",
+        rf"(?:^|[,\u2014\u2013-] ?)(?:currently |now )?(?:living|based|working out of|working from) in {_PLACE}",
+    ),
+    _p("lives_in", rf"\b(?P<who>who)(?:'s| is) {_NOW}(?:based|living|located) in {_PLACE}", "who"),
+    _p("works_at", rf"(?P<who>{_PERSON}) here (?:from|at|with) {_NAME}", "who"),
+    _p(
+        "works_at",
+        rf"\bI (?:head up|run|lead|manage) (?:the )?(?:[a-z]+ ){{1,3}}(?:team|department|desk|group|office) (?:at|for) {_NAME}",
+    ),
+    _p(
+        "works_at",
+        rf"{_WHO}(?:'s been| has been| is now| 's now) (?:at|with) {_NAME}(?= for| since|[,.;!]|$)",
+        "who",
+    ),
+    # what is used
+    _p(
+        "uses",
+        rf"(?:{_I}|{_WE}) (?:'ve |have )?{_NOW}(?:switched|moved|migrated|changed)(?: everything| it| us)?(?: over)? to {_NAME}",
+        "we",
+    ),
+    _p(
+        "uses",
+        rf"(?:replaced|swapped) (?:the |our |my )?{_NAME_WORD}(?: {_NAME_WORD})?(?: \w+)? (?:with|for) (?:a |an |the )?{_NAME}",
+        "we",
+    ),
+    _p("uses", rf"{_NAME} instead of", "we"),
+    _p("uses", rf"(?:runs|run|running|is|are) (?:now |all |entirely )*on {_NAME}", "we"),
+    _p(
+        "uses",
+        rf"(?:our|my) {_NEW}(?:[a-z]+ ){{0,2}}(?:tool|platform|provider|system|warehouse|crm|CRM|stack|software|processor|gateway|host|database|app|router|laptop|phone|bank|reader|till|POS|helpdesk|editor|tracker|calendar)(?:, which)? is {_NOW}{_NAME}",
+        "we",
+    ),
+    _p(
+        "uses",
+        rf"(?:{_I}|{_WE}) (?:do|track|manage|run|keep|log|draw|design|build|write|host|handle|process) (?:all |everything |most )?(?:[a-z]+ ){{0,3}}(?:in|on|with|through) {_NAME}",
+        "we",
+    ),
+)
+"""Statements about the people and organisations a speaker names, or about the speaker
+in words the first patterns do not cover."""
+
 PATTERNS: tuple[Pattern, ...] = (
     # who the speaker works for, and as what
     _p("works_at", rf"{_I} {_NOW}(?:work|am working|'m working) (?:at|for|with) {_NAME}"),
@@ -96,7 +276,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "works_at", rf"{_I} {_NOW}(?:joined|started at|started working at|moved to work at) {_NAME}"
     ),
     _p("works_at", rf"{_IM} {_NOW}(?:with|at|from) {_NAME}(?=\s*(?:[,.;!]|$| as | and | now))"),
-    _p("works_at", rf"(?i:this is) [A-Z]\w+(?: [A-Z]\w+)? (?:from|at|with) {_NAME}"),
+    _p("works_at", rf"(?i:this is) {_PWORD}(?: {_PWORD})? (?:from|at|with) {_NAME}"),
     _p(
         "role",
         rf"{_I} {_NOW}(?:work|am working)(?: (?:at|for) {_NAME_WORD}(?: {_NAME_WORD})*)? as {_A}{_PHRASE}",
@@ -156,7 +336,12 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     _p(
         "plan",
-        r"(?i:(?:upgraded|downgraded|moved|switched))(?: (?:us|me|our account|the account))? to (?:the |a )?(?P<obj>[A-Z]\w*(?: [A-Z]\w*)?)(?: plan| tier| subscription| package)?",
+        r"(?i:(?:upgraded|downgraded))(?: (?:us|me|our account|the account))? to (?:the |a )?(?P<obj>[A-Z]\w*(?: [A-Z]\w*)?)(?: plan| tier| subscription| package| membership)?",
+        "we",
+    ),
+    _p(
+        "plan",
+        r"(?i:(?:moved|switched|changed|went))(?: (?:us|me|our account|the account))? (?:over )?to (?:the |a |our |your )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|subscription|package|membership)",
         "we",
     ),
     _p(
@@ -212,16 +397,19 @@ PATTERNS: tuple[Pattern, ...] = (
         "named",
     ),
     _p("located_in", rf"{_WE} {_NOW}(?:based|located|headquartered) in {_NAME}", "we"),
+    *_THIRD_PARTY,
 )
-"""Statement patterns, most specific first within a relation."""
+PATTERNS = tuple(sorted(PATTERNS, key=lambda p: p.relation != "works_at"))
+"""Statement patterns, most specific first within a relation; where people work first,
+so that "we" in the rest of a sentence knows its organisation."""
 
 _REPLACED = re.compile(
     r"(?i:instead of|rather than|from|replaced|no longer (?:at|with|on|use|using))\s+"
     rf"(?P<old>{_NAME_WORD}(?: {_NAME_WORD})?|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\+?\d[\d ()-]{{5,}}\d)"
 )
 _INTRO = re.compile(
-    r"(?:\b(?:[Mm]y name is|[Tt]his is|[Ii]t's|I am|I'm|Im|[Cc]all me|[Nn]ame's)\s+)"
-    r"(?P<name>[A-Z][a-z]+(?:[ -][A-Z][a-z']+){0,2})\b"
+    r"(?:\b(?:[Mm]y name is|[Mm]y name's|[Tt]his is|[Ii]t's|I am|I'm|Im|[Cc]all me|[Nn]ame's)\s+)"
+    rf"(?P<name>{_PWORD}(?:[ -]{_PWORD}){{0,2}})"
 )
 _NOT_NAMES = frozenset(
     {"Here", "Back", "Not", "Just", "Still", "Now", "Calling", "Writing", "Looking", "Trying",
@@ -243,6 +431,7 @@ class Statement:
     replaces: str | None = None
     changed: bool = False
     """The sentence carries a change cue ("now", "moved to", "instead of", …)."""
+    subject_kind: str = "person"
 
 
 @functools.cache
@@ -279,9 +468,18 @@ def _plain(text: str) -> str:
     return text.replace("\u2019", "'")
 
 
+_HERE = re.compile(
+    rf"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Hh]iya|[Mm]orning)\b[,!]?\s*)?(?P<name>{_PWORD}(?: {_PWORD}){{1,2}}) here\b"
+)
+
+
 def introduced_name(text: str) -> str | None:
-    """The name a speaker introduces themself with ("Hi, I'm Priya Raman"), if any."""
+    """The name a speaker introduces themself with ("Hi, I'm Priya Raman", "Dana
+    Whitfield here"), if any."""
     text = _plain(text)
+    here = _HERE.match(text.strip())
+    if here and here.group("name").split()[0] not in _NOT_NAMES:
+        return here.group("name")
     for m in _INTRO.finditer(text):
         name = m.group("name")
         first = name.split()[0]
@@ -304,21 +502,125 @@ def _states_nothing(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") or bool(_SENTENCE_SKIP.search(sentence))
 
 
+_NOT_A_NAME = frozenset(
+    {"The", "Our", "This", "That", "Also", "Quick", "Please", "Thanks", "Thank", "Hi", "Hello",
+     "Hey", "Just", "So", "And", "But", "Then", "Now", "Since", "After", "Before", "Everything",
+     "Everyone", "It", "There", "Here", "They", "Your", "My", "One", "Anyway", "Oh", "Ok",
+     "Okay", "Yes", "No", "Well", "Update", "Note", "Which", "What", "Who", "When", "Where",
+     "Good", "Great", "Sorry", "Actually", "Unfortunately", "Luckily", "Sadly", "Apparently",
+     "As", "From", "In", "On", "At", "For", "With", "By", "To", "If", "Last", "Next",
+     "Today", "Yesterday", "Tomorrow", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
+     "Saturday", "Sunday", "Both", "All", "Some", "Each", "Every", "Any", "Another", "Other",
+     "Their", "His", "Her", "Its", "We", "He", "She", "I", "Me", "Us", "Him", "Them", "Dear",
+     "Right", "Sure", "Cheers", "Regards", "Best", "Morning", "Afternoon", "Evening"}
+)  # fmt: skip
+_PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
+
+
+@dataclass
+class Scope:
+    """Who the words of one user line can point at: the speaker ("I"), their
+    organisation ("we"), and the people and organisations named so far."""
+
+    speaker: str
+    organisation: Callable[[], str | None] = lambda: None
+    people: list[str] = field(default_factory=list)
+    """Full names seen in this conversation, most recent last."""
+    organisations: list[str] = field(default_factory=list)
+    employer: str | None = None
+    """Where the speaker said they work, in this line or an earlier one."""
+
+    def org(self) -> str | None:
+        return self.employer or self.organisation()
+
+    def person(self, name: str) -> str:
+        """A first name as the full name it stands for, when one was seen."""
+        if " " not in name:
+            if self.speaker.split()[:1] == [name]:
+                return self.speaker
+            for full in reversed(self.people):
+                if full.split()[0] == name:
+                    return full
+        return name
+
+    def named(self, name: str) -> None:
+        if " " in name and name != self.speaker:
+            if name in self.people:
+                self.people.remove(name)
+            self.people.append(name)
+
+    def last_person(self) -> str | None:
+        return self.people[-1] if self.people else None
+
+    def last_organisation(self) -> str | None:
+        return self.organisations[-1] if self.organisations else self.org()
+
+
+def _strip_lead(name: str) -> str:
+    words = name.split()
+    while words and words[0] in _NOT_A_NAME:
+        words = words[1:]
+    return " ".join(words)
+
+
+def _who(raw: str, scope: Scope) -> tuple[str, str] | None:
+    """The subject a ``who`` group names, and its kind; None when it names nothing."""
+    word = raw.strip()
+    low = word.casefold()
+    if low in ("i", "my"):
+        return scope.speaker, "person"
+    if low in ("we", "our"):
+        org = scope.org()
+        return (org, "organization") if org else (scope.speaker, "person")
+    if low in _PRONOUNS or low == "who":
+        last = scope.last_person()
+        return (last, "person") if last else None
+    if word.endswith("'s"):
+        word = word[:-2]
+    word = _strip_lead(word)
+    if not word or word in _NOT_A_NAME:
+        return None
+    if word in scope.organisations or word == scope.organisation():
+        return word, "organization"
+    return scope.person(word), "person"
+
+
+def _spacy_people(text: str) -> list[tuple[int, str]]:
+    """(offset, name) of every person spaCy's English pipeline finds in ``text``."""
+    model = _nlp()
+    if model is None:
+        return []
+    return [(e.start_char, e.text) for e in model(text).ents if e.label_ == "PERSON"]
+
+
 def statements(
-    text: str, speaker: str, organisation: Callable[[], str | None] = lambda: None
+    text: str,
+    speaker: str,
+    organisation: Callable[[], str | None] = lambda: None,
+    scope: Scope | None = None,
 ) -> list[Statement]:
     """The facts one user line states, ``speaker`` being the subject of its first
-    person; ``organisation()`` names the speaker's organisation (for "we" statements)."""
+    person; ``organisation()`` names the speaker's organisation (for "we" statements);
+    ``scope`` carries the people and organisations named in earlier lines."""
+    scope = scope or Scope(speaker, organisation)
     out: list[Statement] = []
-    for sentence in sentences(_plain(text)):
+    text = _plain(text)
+    for _, name in _spacy_people(text):
+        name = _strip_lead(name)
+        if " " in name and not any(ch.isdigit() for ch in name):
+            scope.named(name)
+    for sentence in sentences(text):
         if _states_nothing(sentence):
             continue
         changed = bool(_CHANGE.search(sentence))
-        taken: list[tuple[int, int]] = []
+        taken: list[tuple[int, int, str]] = []
         for pattern in PATTERNS:
             for m in pattern.regex.finditer(sentence):
                 span = m.span("obj")
-                if any(s < span[1] and span[0] < e for s, e in taken):
+                if any(s < span[1] and span[0] < e and r == pattern.relation for s, e, r in taken):
+                    continue
+                if any(s < span[1] and span[0] < e and r != "role" != pattern.relation
+                       for s, e, r in taken):  # fmt: skip
                     continue
                 before = sentence[
                     max(0, m.start() - 12) : m.start() + 1 + (m.start("obj") - m.start())
@@ -328,22 +630,119 @@ def statements(
                 value = _clean(m.group("obj"))
                 if not value or value.lower() in ("it", "them", "that", "this", "here"):
                     continue
+                kind = "person"
                 if pattern.subject == "named":
-                    subject = m.group("subj")
+                    subject, kind = m.group("subj"), "organization"
+                elif pattern.subject == "who":
+                    found = _who(m.group("who"), scope)
+                    if found is None:
+                        continue
+                    subject, kind = found
                 elif pattern.subject == "we" and not re.match(r"(?i)\s*I\b", sentence[m.start() :]):
-                    subject = organisation() or speaker
+                    subject = scope.org() or speaker
+                    kind = "organization" if subject != speaker else "person"
                 else:
                     subject = speaker
-                if value == subject:
+                if value == subject or value in _NOT_A_NAME:
+                    continue
+                relation = pattern.relation
+                if relation == "lives_in" and kind == "organization":
+                    if re.search(r"\b(?:live|lives|living)\b", m.group(0)):
+                        subject, kind = speaker, "person"
+                    else:
+                        relation = "located_in"
+                if relation == "located_in" and pattern.subject == "we" and kind == "person":
                     continue
                 old = _REPLACED.search(sentence)
                 replaced = _clean(old.group("old")) if old and old.group("old") != value else None
-                taken.append(span)
+                taken.append((*span, relation))
+                if kind == "person":
+                    scope.named(subject)
+                if relation == "works_at":
+                    scope.organisations.append(value)
+                    if subject == speaker:
+                        scope.employer = value
                 out.append(
                     Statement(
-                        subject=subject, relation=pattern.relation, object=value,
-                        object_kind=RELATIONS[pattern.relation], evidence=sentence,
-                        replaces=replaced, changed=changed,
+                        subject=subject, relation=relation, object=value,
+                        object_kind=RELATIONS[relation], evidence=sentence,
+                        replaces=replaced, changed=changed, subject_kind=kind,
                     )
                 )  # fmt: skip
+                if relation == "role" and kind == "person" and subject != speaker:
+                    out.extend(_employer(m.group(0), subject, sentence, scope, changed))
+        out.extend(_contacts(sentence, scope, taken, changed))
     return out
+
+
+_CONTACTS = (
+    ("email", re.compile(_EMAIL)),
+    ("phone", re.compile(rf"(?<![\w/.-]){_PHONE}(?![\w/])")),
+)
+_OWNER = re.compile(
+    rf"(?P<me>\b(?:[Mm]y|[Mm]e|I|I'm|I've)\b)|(?P<them>\b(?:[Hh]er|[Hh]is|[Hh]im|[Ss]he|[Hh]e|[Ss]he's|[Hh]e's)\b)"
+    rf"|(?P<name>{_PERSON})"
+)
+
+
+def _contacts(
+    sentence: str, scope: Scope, taken: list[tuple[int, int, str]], changed: bool
+) -> list[Statement]:
+    """An email address or phone number no pattern claimed belongs to whoever the words
+    before it point at: "my" the speaker, "her"/"his" the person named last, a name that
+    person; a bare address on its own, the person named last, else the speaker."""
+    out: list[Statement] = []
+    for relation, pattern in _CONTACTS:
+        for m in pattern.finditer(sentence):
+            if any(s < m.end("obj") and m.start("obj") < e for s, e, _ in taken):
+                continue
+            if relation == "phone" and sum(ch.isdigit() for ch in m.group("obj")) < 7:
+                continue
+            before = sentence[: m.start("obj")]
+            if _NEGATED.search(before) and "no longer" not in before:
+                continue
+            owner: str | None = None
+            for cue in _OWNER.finditer(before):
+                if cue.group("me"):
+                    owner = scope.speaker
+                elif cue.group("them"):
+                    owner = scope.last_person() or owner
+                else:
+                    name = _strip_lead(cue.group("name"))
+                    if name and name not in _NOT_A_NAME and name not in scope.organisations:
+                        owner = (
+                            scope.person(name)
+                            if " " in name or scope.person(name) != name
+                            else owner
+                        )
+            if owner is None:
+                owner = scope.last_person() if not before.strip(" :-—") else scope.speaker
+            if owner is None:
+                owner = scope.speaker
+            value = _clean(m.group("obj"))
+            taken.append((m.start("obj"), m.end("obj"), relation))
+            out.append(
+                Statement(subject=owner, relation=relation, object=value,
+                          object_kind=RELATIONS[relation], evidence=sentence, changed=changed)
+            )  # fmt: skip
+    return out
+
+
+def _employer(
+    match: str, person: str, sentence: str, scope: Scope, changed: bool
+) -> list[Statement]:
+    """ "Our IT lead Jonas Weber": Jonas works where the speaker works; "their brand
+    manager": where the organisation named last works."""
+    low = match.casefold()
+    if re.search(r"\bour\b", low) or re.search(r"\bhere\b", sentence.casefold()):
+        org = scope.org()
+    elif re.search(r"\btheir\b|\bthere\b", low + " " + sentence.casefold()):
+        org = scope.last_organisation()
+    else:
+        org = None
+    if not org or org == person:
+        return []
+    return [
+        Statement(subject=person, relation="works_at", object=org, object_kind="organization",
+                  evidence=sentence, changed=changed)
+    ]  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from streams.memory.rules import extract_local, speaker_of
-from streams.memory.statements import introduced_name, nlp_available, statements
+from streams.memory.statements import Scope, introduced_name, nlp_available, statements
 
 
 def facts(
@@ -90,3 +90,33 @@ def test_the_local_extractor_relates_the_speaker_across_an_episode_without_metad
 
 def test_the_english_pipeline_is_installed_with_its_weights() -> None:
     assert nlp_available()
+
+
+def test_people_the_speaker_names_get_their_own_facts() -> None:
+    said = facts(
+        "Our finance lead, Tomas Varga, handles renewals. "
+        "His email is tomas.varga@globex.example and he's based in Brno."
+    )
+    assert {
+        ("Tomas Varga", "role", "finance lead"),
+        ("Tomas Varga", "works_at", "Globex"),
+        ("Tomas Varga", "email", "tomas.varga@globex.example"),
+        ("Tomas Varga", "lives_in", "Brno"),
+    } <= said
+
+
+def test_a_contact_detail_belongs_to_whoever_the_words_point_at() -> None:
+    assert ("Priya Raman", "phone", "+44 7700 900123") in facts(
+        "You can text me, it's +44 7700 900123."
+    )
+    scope = Scope("Priya Raman", lambda: "Globex", people=["Ruth Adebayo"])
+    [st] = statements("Send it to her: ruth@globex.example", "Priya Raman", scope=scope)
+    assert (st.subject, st.relation, st.object) == ("Ruth Adebayo", "email", "ruth@globex.example")
+
+
+def test_we_is_the_organisation_the_speaker_named_earlier_in_the_same_line() -> None:
+    said = facts(
+        "I'm the head of operations at Bluefin Cargo and we're on your Growth plan.", org=None
+    )
+    assert ("Bluefin Cargo", "plan", "Growth") in said
+    assert ("Priya Raman", "works_at", "Bluefin Cargo") in said

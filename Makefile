@@ -70,6 +70,7 @@ eval-deps: install
 
 eval: install eval-deps
 	$(BIN)/python -m scripts.eval $(EVAL_ARGS)
+	$(BIN)/python -m scripts.eval.memory
 
 services: install
 	$(BIN)/python scripts/services.py up

@@ -39,7 +39,7 @@ def test_every_fact_quotes_the_user_turn_it_came_from(split: str) -> None:
             assert 0 <= fact["turn"] < len(turns), (conv["id"], fact)
             assert fact["evidence"] in turns[fact["turn"]]["user"], (conv["id"], fact)
             assert fact["object_kind"] in KINDS, (conv["id"], fact)
-            assert fact["subject"] and fact["relation"] and fact["object"], (conv["id"], fact)
+            assert all(fact[key] for key in ("subject", "relation", "object")), conv["id"]
 
 
 @pytest.mark.parametrize("split", SPLITS)

@@ -210,7 +210,7 @@ class FactsFold:
             if f.valid_to is not None and f.valid_to <= at:
                 continue
             entity = names.entities.get(f.target) if names is not None else None
-            if entity is None or normalise(entity.name) != wanted:
+            if entity is None or not _names_same(normalise(entity.name), wanted):
                 continue
             timeline[i] = FactVersion(f.relationship_id, f.target, f.valid_from, at)
             out.append(
@@ -222,3 +222,12 @@ class FactsFold:
                 )
             )  # fmt: skip
         return out
+
+
+def _names_same(held: str, named: str) -> bool:
+    """ "Illustrator" names "Adobe Illustrator": equal, or one holds the other as whole
+    words."""
+    if held == named:
+        return True
+    short, long = sorted((held, named), key=len)
+    return bool(short) and f" {short} " in f" {long} "

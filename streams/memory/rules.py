@@ -143,6 +143,15 @@ def extract_local(context: dict[str, Any]) -> ExtractionOutput:
 
     def keep(entity: ExtractedEntity) -> None:
         key = (entity.entity_type, entity.name.casefold())
+        for other in [k for k in entities if k[1] == key[1] and k != key]:
+            if other[0] == "concept" or _rank(entities[other].confidence) < _rank(
+                entity.confidence
+            ):
+                del entities[other]  # one name, one entity: the surer kind wins
+            elif entity.entity_type == "concept" or _rank(entity.confidence) < _rank(
+                entities[other].confidence
+            ):
+                return
         old = entities.get(key)
         if old is None or _rank(entity.confidence) > _rank(old.confidence):
             entities[key] = entity

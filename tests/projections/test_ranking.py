@@ -76,3 +76,12 @@ def test_a_question_ranks_the_fact_of_the_relation_it_asks_for_first() -> None:
     assert ranked[0] == ("Priya Raman", "lives_in", "Bristol")
     mail = sorted(facts, key=lambda f: -fact_relevance("Priya's email?", f[0], f[1], f[2], 0.3))
     assert mail[0][1] == "email"
+
+
+def test_a_who_question_prefers_a_person_to_a_closer_sounding_title() -> None:
+    from projections.index.ranking import fact_relevance
+
+    ask = "Who does Tomas report to?"
+    boss = fact_relevance(ask, "Tomas Varga", "manager", "Ines Duarte", 0.45)
+    title = fact_relevance(ask, "Tomas Varga", "role", "IT manager", 0.55)
+    assert boss > title

@@ -181,7 +181,7 @@ _THIRD_PARTY: tuple[Pattern, ...] = (
     ),
     _p(
         "budget",
-        rf"(?:[Bb]udget|we've got|we have|covering|topped [\w ]{{0,20}}up to|bumped [\w ]{{0,20}}up to|budget [\w ]{{0,30}} is)(?: now)?(?: about| around| roughly| up to)? {_MONEY}",
+        rf"(?:[Bb]udget\b[\w ,]{{0,40}}? (?:is|of|at)|we've got|we have|covering|topped [\w ]{{0,20}}up to|bumped [\w ]{{0,20}}up to)(?: now)?(?:,? (?:about|around|roughly|up to|tight))*,? {_MONEY}",
         "we",
     ),
     # roles, with whom they belong to
@@ -210,7 +210,12 @@ _THIRD_PARTY: tuple[Pattern, ...] = (
         rf"\b(?i:my|our|their|the|his|her) {_NEW}{_ROLE}(?: there| here)?,? (?P<who>{_PERSON})",
         "who",
     ),
-    _p("role", rf"{_WHO}(?: is|'s| was| has been) {_NOW}{_ARTICLE}{_ROLE}", "who"),
+    _p("role", rf"{_WHO}(?: is|'s| was| has been) {_NOW}{_ARTICLE}{_ROLE}(?! is\b| was\b)", "who"),
+    _p(
+        "role",
+        rf"\b(?P<org>{_PWORD}(?: {_PWORD}){{0,3}})'s {_NEW}{_ROLE} is {_NOW}(?P<who>{_PERSON})",
+        "who",
+    ),
     _p(
         "role",
         rf"{_WHO} (?:took over|has taken over|takes over|replaced \w+|stepped in) as {_ARTICLE}{_ROLE}",
@@ -276,6 +281,11 @@ _THIRD_PARTY: tuple[Pattern, ...] = (
     # plans, head counts
     _p(
         "plan",
+        rf"(?:{_IM}|{_WE}) {_NOW}on (?:the|your|our) (?P<obj>(?!same\b|annual\b|monthly\b|yearly\b|current\b|old\b|new\b|right\b|wrong\b|cheapest\b|other\b)[a-z]+) (?:plan|tier)\b",
+        "we",
+    ),
+    _p(
+        "plan",
         rf"(?:{_IM}|{_WE}|\b[Ww]e've|\bI've) (?:got |have |chose |picked |bought )?{_NOW}(?:on )?(?:your |the |our |a )(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|subscription|package|membership)",
         "we",
     ),
@@ -319,7 +329,7 @@ _THIRD_PARTY: tuple[Pattern, ...] = (
     # what is used
     _p(
         "uses",
-        rf"(?:{_I}|{_WE}) (?:'ve |have )?{_NOW}(?:switched|moved|migrated|changed)(?: everything| it| us)?(?: over)? to {_NAME}",
+        rf"(?:{_I}|{_WE}) (?:'ve |have )?{_NOW}(?:switched|migrated|changed)(?: everything| it| us)?(?: over)? to {_NAME}",
         "we",
     ),
     _p(
@@ -583,6 +593,61 @@ def _plain(text: str) -> str:
     return text.replace("\u2019", "'")
 
 
+_LOWER_INTRO = re.compile(
+    r"^(?:(?:hi|hey|hello|hiya)[,!]?\s+)?(?:i'm|im|i am|this is|my name is|my name's)\s+"
+    r"(?P<name>[a-z]{2,}(?: [a-z]{2,}){1,2})(?=\s*(?:,|\.|$| here\b| from\b))"
+)
+_COMMON = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "just",
+        "not",
+        "so",
+        "very",
+        "really",
+        "still",
+        "also",
+        "here",
+        "there",
+        "now",
+        "back",
+        "sorry",
+        "new",
+        "trying",
+        "looking",
+        "writing",
+        "calling",
+        "wondering",
+        "having",
+        "getting",
+        "going",
+        "back",
+        "stuck",
+        "confused",
+        "fine",
+        "good",
+        "happy",
+        "glad",
+        "afraid",
+        "sure",
+        "ok",
+        "okay",
+        "about",
+        "with",
+        "from",
+        "for",
+        "on",
+        "in",
+        "at",
+        "and",
+        "but",
+        "or",
+        "to",
+        "of",
+    ]
+)
 _HERE = re.compile(
     rf"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Hh]iya|[Mm]orning)\b[,!]?\s*)?(?P<name>{_PWORD}(?: {_PWORD}){{1,2}}) here\b"
 )
@@ -595,6 +660,9 @@ def introduced_name(text: str) -> str | None:
     here = _HERE.match(text.strip())
     if here and here.group("name").split()[0] not in _NOT_NAMES:
         return here.group("name")
+    low = _LOWER_INTRO.match(text.strip())
+    if low and not any(w in _COMMON for w in low.group("name").split()):
+        return low.group("name").title()
     for m in _INTRO.finditer(text):
         name = m.group("name")
         first = name.split()[0]
@@ -630,6 +698,7 @@ _NOT_A_NAME = frozenset(
      "Right", "Sure", "Cheers", "Regards", "Best", "Morning", "Afternoon", "Evening"}
 )  # fmt: skip
 _PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
+_SLOT_WORDS = frozenset({"manager", "boss", "supervisor", "partner", "contact", "agent"})
 
 
 @dataclass
@@ -663,6 +732,14 @@ class Scope:
             if name in self.people:
                 self.people.remove(name)
             self.people.append(name)
+
+    def known_organisation(self, name: str) -> str:
+        """A short name as the organisation it stands for ("Fjordline" for "Fjordline
+        Analytics"), when one was named."""
+        for full in reversed(self.organisations):
+            if full != name and full.startswith(f"{name} "):
+                return full
+        return name
 
     def last_person(self) -> str | None:
         return self.people[-1] if self.people else None
@@ -722,7 +799,7 @@ def _owner(m: re.Match[str], scope: Scope, relation: str) -> tuple[str, str] | N
     contact" the organisation's, "my contact at Brightloom" Brightloom's."""
     at = m.groupdict().get("at")
     if at:
-        return _strip_lead(at), "organization"
+        return scope.known_organisation(_strip_lead(at)), "organization"
     who = m.group("who").strip()
     low = who.casefold()
     if low == "my" and relation == "manager":
@@ -734,7 +811,9 @@ def _owner(m: re.Match[str], scope: Scope, relation: str) -> tuple[str, str] | N
         org = scope.last_organisation()
         return (org, "organization") if org else None
     name = _strip_lead(who[:-2] if who.endswith("'s") else who)
-    return (name, "organization") if name and name not in _NOT_A_NAME else None
+    if not name or name in _NOT_A_NAME:
+        return None
+    return scope.known_organisation(name), "organization"
 
 
 def statements(
@@ -751,12 +830,15 @@ def statements(
     text = _plain(text)
     found = _entities(text)
     places = {*found.get("GPE", []), *found.get("LOC", []), *found.get("FAC", [])}
+    orgs = set(found.get("ORG", []))
     for name in found.get("PERSON", []):
         name = _strip_lead(name)
         if " " in name and not any(ch.isdigit() for ch in name):
             scope.named(name)
+    previous = ""
     for sentence in sentences(text):
         if _states_nothing(sentence):
+            previous = sentence
             continue
         changed = bool(_CHANGE.search(sentence))
         taken: list[tuple[int, int, str]] = []
@@ -820,6 +902,12 @@ def statements(
                 if value == subject or value in _NOT_A_NAME:
                     continue
                 relation = pattern.relation
+                if relation == "role" and value.casefold() in _SLOT_WORDS:
+                    continue  # "my manager, Siobhan Keane": a manager, not a job title
+                if "transferred" in m.group(0) and value in orgs and value not in places:
+                    continue  # "transferred to Elmstead General": an employer, not a home
+                if relation == "uses" and value in places:
+                    continue
                 if relation == "lives_in" and kind == "organization":
                     if re.search(r"\b(?:live|lives|living)\b", m.group(0)):
                         subject, kind = speaker, "person"
@@ -846,8 +934,12 @@ def statements(
                 if relation == "located_in":
                     out.extend(_more_places(sentence[m.end("obj") :], out[-1]))
                 if relation == "role" and kind == "person" and subject != speaker:
-                    out.extend(_employer(m.group(0), subject, sentence, scope, changed))
-        out.extend(_contacts(sentence, scope, taken, changed))
+                    out.extend(
+                        _employer(m.group(0), subject, sentence, scope, changed,
+                                  m.groupdict().get("org"))
+                    )  # fmt: skip
+        out.extend(_contacts(sentence, scope, taken, changed, previous))
+        previous = sentence
     return out
 
 
@@ -862,11 +954,15 @@ _CUE = re.compile(
 
 
 def _contacts(
-    sentence: str, scope: Scope, taken: list[tuple[int, int, str]], changed: bool
+    sentence: str,
+    scope: Scope,
+    taken: list[tuple[int, int, str]],
+    changed: bool,
+    previous: str = "",
 ) -> list[Statement]:
     """An email address or phone number no pattern claimed belongs to whoever the words
     before it point at: "my" the speaker, "her"/"his" the person named last, a name that
-    person; a bare address on its own, the person named last, else the speaker."""
+    person; a bare address on its own, whoever the sentence before pointed at."""
     out: list[Statement] = []
     for relation, pattern in _CONTACTS:
         for m in pattern.finditer(sentence):
@@ -890,10 +986,10 @@ def _contacts(
                         if " " in full:
                             owner = full
                             scope.named(full)
-            if owner is None:
-                owner = scope.last_person() if not before.strip(" :-—") else scope.speaker
-            if owner is None:
-                owner = scope.speaker
+            if owner is None and not before.strip(" :-\u2013\u2014"):
+                cues = list(_CUE.finditer(previous))
+                owner = scope.speaker if cues and cues[-1].group("me") else scope.last_person()
+            owner = owner or scope.speaker
             value = _clean(m.group("obj"))
             taken.append((m.start("obj"), m.end("obj"), relation))
             out.append(
@@ -919,12 +1015,19 @@ def _more_places(rest: str, first: Statement) -> list[Statement]:
 
 
 def _employer(
-    match: str, person: str, sentence: str, scope: Scope, changed: bool
+    match: str,
+    person: str,
+    sentence: str,
+    scope: Scope,
+    changed: bool,
+    named: str | None = None,
 ) -> list[Statement]:
     """ "Our IT lead Jonas Weber": Jonas works where the speaker works; "their brand
     manager": where the organisation named last works."""
     low = match.casefold()
-    if re.search(r"\bour\b", low) or re.search(r"\bhere\b", sentence.casefold()):
+    if named:
+        org: str | None = scope.known_organisation(named)
+    elif re.search(r"\bour\b", low) or re.search(r"\bhere\b", sentence.casefold()):
         org = scope.org()
     elif re.search(r"\btheir\b|\bthere\b", low + " " + sentence.casefold()):
         org = scope.last_organisation()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, Field
@@ -58,8 +58,25 @@ class EpisodeOut(BaseModel):
     occurred_at: datetime | None
 
 
+class AnswerOut(BaseModel):
+    """One fact or one episode, ranked with the others by relevance to the question."""
+
+    kind: Literal["fact", "episode"]
+    text: str = Field(description="The fact as words, or the episode (at most 500 characters).")
+    relevance: float
+    relationship_id: UUID | None = None
+    episode_id: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    occurred_at: datetime | None = None
+
+
 class SearchMemoryOutput(PagedResponse):
     group_id: str = ""
+    answers: list[AnswerOut] = Field(
+        default_factory=list,
+        description="Facts and episodes together, best first (with a query only).",
+    )
     facts: list[FactOut] = Field(default_factory=list)
     episodes: list[EpisodeOut] = Field(default_factory=list)
 

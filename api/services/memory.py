@@ -18,6 +18,7 @@ from api.auth import ANY_TENANT
 from api.schemas.memory import (
     AddMemoryInput,
     AddMemoryOutput,
+    AnswerOut,
     EntityOut,
     EpisodeOut,
     FactOut,
@@ -32,7 +33,7 @@ from api.services.errors import ServiceError, forbidden
 from projections.graph import queries as g
 from projections.graph.models import Fact
 from projections.index.port import Filters, Kind
-from projections.index.ranking import fact_relevance, fact_text
+from projections.index.ranking import episode_relevance, fact_relevance, fact_text
 
 log = logging.getLogger(__name__)
 _WORD = re.compile(r"\w{3,}")
@@ -61,10 +62,18 @@ FACT_FLOOR = 0.3
 
 
 async def rank_facts(ctx: ServiceContext, query: str, facts: list[Fact]) -> list[Fact]:
-    """The facts that answer ``query``, best first: semantic similarity of question and
-    fact, whether the question asks for the fact's relation ("where … live" →
-    ``lives_in``) and names its subject (:func:`projections.index.ranking.fact_relevance`).
-    Without an embedder, the keyword parts alone."""
+    """The facts that answer ``query``, best first (see :func:`score_facts`)."""
+    return [f for _, f in await score_facts(ctx, query, facts)]
+
+
+async def score_facts(
+    ctx: ServiceContext, query: str, facts: list[Fact]
+) -> list[tuple[float, Fact]]:
+    """The facts that answer ``query`` with their relevance, best first: semantic
+    similarity of question and fact, whether the question asks for the fact's relation
+    ("where … live" → ``lives_in``), names its subject and asks for its kind of value
+    (:func:`projections.index.ranking.fact_relevance`). Without an embedder, the keyword
+    parts alone."""
     words = {w.lower() for w in _WORD.findall(query)}
 
     def keywords(f: Fact) -> float:
@@ -88,7 +97,39 @@ async def rank_facts(ctx: ServiceContext, query: str, facts: list[Fact]) -> list
         for i, f in enumerate(ordered)
     ]  # fmt: skip
     kept = [(s, f) for s, f in scored if _mentions(f, words) or s >= FACT_FLOOR]
-    return [f for _, f in sorted(kept, key=lambda sf: -sf[0])]
+    return sorted(kept, key=lambda sf: -sf[0])
+
+
+async def rank_together(
+    ctx: ServiceContext,
+    query: str,
+    facts: list[tuple[float, Fact]],
+    episodes: list[EpisodeOut],
+) -> list[AnswerOut]:
+    """Facts and episodes in one list, best first, on one relevance scale."""
+    answers = [
+        AnswerOut(
+            kind="fact", text=fact_text(f.source_name, f.relation_type, f.target_name),
+            relevance=score, relationship_id=f.relationship_id, valid_from=f.valid_from,
+            valid_to=f.valid_to,
+        )
+        for score, f in facts
+    ]  # fmt: skip
+    try:
+        question = await ctx.vector(query)
+        vectors = await asyncio.gather(*(ctx.vector(e.content) for e in episodes))
+    except Exception as exc:  # the facts still rank
+        log.warning("search_memory: episode vectors unavailable: %s", exc)
+        question, vectors = None, [None] * len(episodes)
+    for e, v in zip(episodes, vectors, strict=True):
+        similarity = cosine(question, v) if question is not None and v is not None else 0.0
+        answers.append(
+            AnswerOut(
+                kind="episode", text=e.content, relevance=episode_relevance(similarity),
+                episode_id=e.episode_id, occurred_at=e.occurred_at,
+            )
+        )  # fmt: skip
+    return sorted(answers, key=lambda a: -a.relevance)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -111,8 +152,8 @@ async def search_memory(
     except Exception as exc:  # the graph projection has not created its tables yet
         log.warning("search_memory: graph unavailable: %s", exc)
         facts = []
-    if req.query:
-        facts = await rank_facts(ctx, req.query, facts)
+    scored = await score_facts(ctx, req.query, facts) if req.query else [(0.0, f) for f in facts]
+    facts = [f for _, f in scored]
     page = facts[req.offset : req.offset + req.limit]
     episodes: list[EpisodeOut] = []
     if req.query and ctx.index is not None:
@@ -137,14 +178,21 @@ async def search_memory(
                 occurred_at=h.object.updated_at,
             )
             for h in hits
+            if req.as_of is None or h.object.updated_at is None or h.object.updated_at <= req.as_of
         ]
+    answers = (
+        await rank_together(ctx, req.query, scored[req.offset : req.offset + req.limit], episodes)
+        if req.query
+        else []
+    )
     out = SearchMemoryOutput(
         group_id=group,
+        answers=answers,
         facts=[_fact(f) for f in page],
         episodes=episodes,
         has_more=len(facts) > req.offset + req.limit,
     )
-    return fit(out, req.max_tokens, out.episodes, out.facts)
+    return fit(out, req.max_tokens, out.answers, out.episodes, out.facts)
 
 
 async def get_entity(ctx: ServiceContext, req: GetEntityInput, tenant: str) -> GetEntityOutput:

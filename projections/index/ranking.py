@@ -387,3 +387,11 @@ def fact_relevance(
         + FACT_WEIGHTS["kind"] * kind_fits
     )
     return round(score / total, 4)
+
+
+def episode_relevance(similarity: float) -> float:
+    """An episode's relevance to a question on the scale of :func:`fact_relevance`: its
+    semantic similarity alone, so a fact that names the relation, the subject and the
+    kind of value asked for ranks above the turn it came from, and a fact of the wrong
+    kind ranks below it."""
+    return round(FACT_WEIGHTS["vector"] * max(0.0, similarity) / sum(FACT_WEIGHTS.values()), 4)

@@ -157,6 +157,8 @@ async def test_memory_search_and_entity_history(client: httpx.AsyncClient) -> No
     r = await client.get("/v1/memory/search", params={"group_id": GROUP, "query": "Apollo"})
     out = SearchMemoryOutput.model_validate(r.json())
     assert [f.fact for f in out.facts] == ["Alice owns an Apollo II"]
+    assert out.answers[0].kind == "fact"  # facts and episodes ranked together
+    assert out.answers[0].relationship_id == out.facts[0].relationship_id
     past = await client.get(
         "/v1/memory/search", params={"group_id": GROUP, "as_of": "2020-01-01T00:00:00Z"}
     )

@@ -341,7 +341,8 @@ def main() -> int:
     print("conversation memory, local provider (headline: the test split)")
     print(f"{'metric':<22}{'test':>10}{'train (rules written on it)':>30}{'target':>10}")
     for metric in ("fact_recall", "fact_precision", "third_person_recall", "changes_recorded",
-                   "top1", "top1_from_facts", "baseline_top_episode", "stale_first", "baseline_stale_first",
+                   "top1", "top1_from_facts", "baseline_top_episode", "stale_first",
+                   "baseline_stale_first",
                    "ms_per_turn", "extraction_p95_ms"):  # fmt: skip
         target = TARGETS.get(metric)
         print(

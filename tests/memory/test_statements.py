@@ -120,3 +120,13 @@ def test_we_is_the_organisation_the_speaker_named_earlier_in_the_same_line() -> 
     )
     assert ("Bluefin Cargo", "plan", "Growth") in said
     assert ("Priya Raman", "works_at", "Bluefin Cargo") in said
+
+
+def test_a_hostile_line_is_read_in_short_pieces_and_only_its_head() -> None:
+    from streams.memory.statements import READ_CHARS, SENTENCE_CHARS, sentences
+
+    line = "A" * 90_000 + " I live in Leeds " + "Bbbb " * 20_000
+    pieces = list(sentences(line))
+    assert all(len(p) <= SENTENCE_CHARS for p in pieces)
+    assert sum(len(p) for p in pieces) <= READ_CHARS
+    assert facts("A" * 99_000) == set()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -18,8 +19,13 @@ class LocalProvider:
     name = "local"
     model = "local-rules-v1"
 
-    def __init__(self, handlers: dict[str, Handler] | None = None) -> None:
+    def __init__(
+        self, handlers: dict[str, Handler] | None = None, threaded: Iterable[str] = ()
+    ) -> None:
         self.handlers: dict[str, Handler] = dict(handlers or {})
+        self.threaded = frozenset(threaded)
+        """Tasks whose handler can take long on a hostile input: they run on a worker
+        thread, so the event loop (and the consumer's heartbeat) never waits on them."""
 
     def register(self, task: str, handler: Handler) -> None:
         self.handlers[task] = handler
@@ -28,7 +34,10 @@ class LocalProvider:
         handler = self.handlers.get(request.task)
         if handler is None:
             raise LLMError("NO_LOCAL_HANDLER", f"the local provider cannot do {request.task!r}")
-        value = handler(request.context)
+        if request.task in self.threaded:
+            value = await asyncio.to_thread(handler, request.context)
+        else:
+            value = handler(request.context)
         if not isinstance(value, request.output_type):
             value = request.output_type.model_validate(value.model_dump())
         return StructuredResult(

@@ -44,7 +44,8 @@ LANE_BATCH = (256, 0.1)
 def local_provider() -> LocalProvider:
     """The deterministic provider for every memory task."""
     return LocalProvider(
-        {EXTRACT_TASK: extract_local, WINDOW_TASK: _summarize, META_TASK: _summarize}
+        {EXTRACT_TASK: extract_local, WINDOW_TASK: _summarize, META_TASK: _summarize},
+        threaded=(EXTRACT_TASK,),
     )
 
 

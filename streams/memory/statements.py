@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -585,6 +586,9 @@ SENTENCE_CHARS = 400
 pattern ever scans a hostile 100,000-character line whole."""
 
 
+_PIPELINE = threading.Lock()
+
+
 @functools.lru_cache(maxsize=32)
 def _parsed(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """(sentences, (label, name) entities) of ``text``: one pipeline run per line."""
@@ -592,7 +596,8 @@ def _parsed(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     head, tail = text[:PARSED_CHARS], text[PARSED_CHARS:]
     if model is None:
         return (text,), ()
-    doc = model(head)
+    with _PIPELINE:  # one pipeline, shared by the extraction threads
+        doc = model(head)
     parts = [s.text for s in doc.sents] + ([tail] if tail else [])
     return tuple(parts), tuple((e.label_, e.text) for e in doc.ents)
 

@@ -74,8 +74,11 @@ class EntityExtractionResult:
 SYSTEM = (
     "You extract a knowledge graph from one episode of a customer conversation. "
     "Return the named entities (person, product, order, issue, organization, address, "
-    "email, concept) and the relationships between them, as snake_case verbs such as "
-    "lives_at, works_at, ordered, uses, has_email, contains. Give each a confidence: "
+    "email, concept) and the relationships between them, in this normalised vocabulary "
+    "where it fits (else a snake_case verb): lives_in, lives_at, works_at, role, manager, "
+    "colleague, billing_contact, contact, located_in, email, phone, uses, owns, plan, "
+    "team_size, prefers, language, timezone, budget, birthday, ordered, contains. "
+    "Give each a confidence: "
     "high when stated explicitly, medium when implied, low when guessed. "
     "'I'/'my' in a User line is the speaker: the name they introduce, else the speaker "
     "known from earlier turns, else the user named in the metadata; 'we'/'our' is the "

@@ -37,10 +37,10 @@ _FIRST_PERSON: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?i)\b(?:I live at|I moved to|I now live at|my (?:new )?address is)\s+$"),
      "lives_at"),
     (re.compile(r"(?i)\bI work (?:at|for)\s+$"), "works_at"),
-    (re.compile(r"(?i)\bmy (?:new )?email(?: address)? is\s+$"), "has_email"),
+    (re.compile(r"(?i)\bmy (?:new )?email(?: address)? is\s+$"), "email"),
     (re.compile(r"(?i)\bI (?:also )?(?:ordered|bought|purchased)\s+(?:a |an |the )?$"), "ordered"),
     (re.compile(r"(?i)\bI (?:use|am using|have been using)\s+(?:a |an |the |my )?$"), "uses"),
-    (re.compile(r"(?i)\bI(?:'m| am) on\s+(?:a |an |the )?$"), "has_plan"),
+    (re.compile(r"(?i)\bI(?:'m| am) on\s+(?:a |an |the )?$"), "plan"),
     (re.compile(r"(?i)\bmy order\s+$"), "placed"),
 )  # fmt: skip
 _BETWEEN = re.compile(r"^\s+(is|has|uses|contains|includes|is for|was for)\s+(?:a |an |the )?$")
@@ -202,7 +202,7 @@ def _statements(
     kinds: dict[str, str],
 ) -> None:
     """The speaker-aware statements of the user lines (:mod:`streams.memory.statements`),
-    except what the rules above already related."""
+    in place of what the rules above related the same two names by."""
     related = {(r.source.casefold(), r.target.casefold()) for r in relationships}
     known: set[tuple[str, str, str]] = set()
     organisation: dict[str, str] = {}
@@ -222,8 +222,12 @@ def _statements(
             keep(ExtractedEntity(name=person, entity_type="person", attributes=attributes,
                                  confidence="high"))  # fmt: skip
         for st in statements(text, person, lambda: organisation.get("name"), scope):
-            if (st.subject.casefold(), st.object.casefold()) in related:
-                continue
+            pair = (st.subject.casefold(), st.object.casefold())
+            if pair in related:  # the statement's normalised relation wins
+                relationships[:] = [
+                    r for r in relationships if (r.source.casefold(), r.target.casefold()) != pair
+                ]
+                related.discard(pair)
             if (st.subject.casefold(), st.relation, st.object.casefold()) in known:
                 continue
             known.add((st.subject.casefold(), st.relation, st.object.casefold()))

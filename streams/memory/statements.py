@@ -68,7 +68,7 @@ _SENTENCE_SKIP = re.compile(
     r"(?i)^\s*(?:if|suppose|imagine|in case|what if|when i|should i|could i|can i|do you|"
     r"does|is there|are there|would|will you|can you|could you)\b"
 )
-_NEGATED = re.compile(r"(?i)\b(?:not|n't|never|no longer)\b")
+_NEGATED = re.compile(r"(?i)\b(?:not|never|no longer)\b|n't\b")
 _CHANGE = re.compile(
     r"(?i)\b(?:now|moved|relocated|switched|changed|replaced|instead|new|no longer|"
     r"upgraded|downgraded|as of|from now on|left|joined|migrated|started)\b"
@@ -102,7 +102,11 @@ _ROLE_HEAD = (
     r"officer|specialist|technician|nurse|doctor|teacher|coach|trainer|agent|buyer|recruiter|"
     r"architect|scientist|geologist|editor|producer|supervisor|CEO|CTO|CFO|CIO|COO|intern|"
     r"receptionist|chef|baker|pharmacist|lawyer|researcher|professor|lecturer|technologist|"
-    r"representative|advisor|adviser|planner|controller|dispatcher|head of [a-z]+(?: [a-z]+)?)"
+    r"representative|advisor|adviser|planner|controller|dispatcher|radiographer|pilot|vet|"
+    r"translator|interpreter|headteacher|dev|adjuster|broker|surveyor|paramedic|solicitor|"
+    r"dentist|physio|physiotherapist|therapist|midwife|carer|librarian|journalist|writer|"
+    r"photographer|mechanic|electrician|plumber|clerk|secretary|cashier|barista|"
+    r"head of [a-z]+(?: [a-z]+)?)"
 )
 _ROLE = (
     rf"(?P<obj>(?:(?:senior|junior|chief|principal|deputy|freelance|interim|acting|[A-Z]{{2,4}}|"
@@ -126,7 +130,8 @@ _SLOTS = {
     "contact": (
         r"(?:(?:main|primary|technical|tech|delivery|HR|account|support|day-to-day|IT|sales) )*"
         r"(?:point of contact|contact person|contact|person on my file|HR person|"
-        r"account manager|rep)"
+        r"account manager|account owner|rep|representative|liaison|(?:loss )?adjuster|"
+        r"property manager|letting agent|vendor manager|service advisor|case (?:handler|worker|manager))"
     ),
 }
 _PERSON_OBJ = rf"(?P<obj>{_PERSON})"
@@ -360,7 +365,7 @@ _THIRD_PARTY: tuple[Pattern, ...] = (
     ),
     _p(
         "located_in",
-        rf"(?P<who>{_PERSON})(?:,| is| -)? (?:an? [\w' -]{{0,40}}? )?(?:based |located |headquartered )?(?:up |down |over |here |out )?in {_PLACE}",
+        rf"(?P<who>{_PERSON})(?:,| is| -)? (?:an? [\w' -]{{0,40}}? )?(?:based |located |headquartered )?(?:up |down |over |here |out )?(?:in|out of) {_PLACE}",
         "org-named",
     ),
     _p(
@@ -389,6 +394,95 @@ _THIRD_PARTY: tuple[Pattern, ...] = (
         "we",
     ),
     _p("uses", rf"(?:everything|it|all)(?:'s| is) (?:now |all )?on {_NAME}", "we"),
+    # plans named by what they are, whoever is on them
+    _p(
+        "plan",
+        r"\bon (?:the |your |our |a )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|cover|package|membership|subscription|contract)\b",
+        "we",
+    ),
+    _p(
+        "plan",
+        r"\b(?:got|have|signed|bought|booked) (?:a |an |the |your |our )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|cover|package|membership|subscription|contract)\b",
+        "we",
+    ),
+    # employers and jobs said in passing
+    _p(
+        "works_at",
+        rf"{_WHO}(?: is|'s| was)? (?:now |also )?(?:an? |the )(?!member\b|customer\b|client\b|patient\b|regular\b|guest\b|fan\b)(?:[\w-]+ ){{0,3}}?[a-z-]+ (?:at|for|with) (?:the )?{_NAME}",
+        "who",
+    ),
+    _p(
+        "role",
+        rf"{_WHO}(?: is|'s| was) (?:now |also )?(?:an? |the )(?P<obj>(?!member\b|customer\b|client\b|patient\b|regular\b|guest\b|fan\b)(?:[a-z-]+ ){{0,2}}[a-z-]+) (?:at|for|with) (?:the )?[A-Z]",
+        "who",
+    ),
+    _p(
+        "works_at",
+        rf"(?P<who>{_PERSON}) (?:of|from) (?:the )?{_NAME}(?=\s*(?:[,.;!)]|$| and | is | who | has ))",
+        "who",
+    ),
+    _p(
+        "works_at",
+        rf"{_WHO} {_NOW}(?:works|worked|is working|'s working) (?:at|for) the {_NAME}",
+        "who",
+    ),
+    _p("works_at", rf"\bI (?:run|own|manage|co-own) {_NAME}", "speaker"),
+    _p("works_at", rf"{_WHO}(?:'s been| has been| is| 's) (?:with|at) (?P<obj>us)\b", "who"),
+    # where people stay
+    _p(
+        "lives_in",
+        rf"(?P<who>\bwho|\b[Hh]e|\b[Ss]he|\bI|\b[Ww]e)(?:'s|'re| is| are|'m| am) (?:now |still |back |currently |also |properly |out )*in {_PLACE}(?! (?:office|team|site|depot|branch))",
+        "who",
+    ),
+    _p(
+        "lives_in",
+        rf"\b(?:[Mm]y|[Oo]ur) (?:flat|house|home|place|apartment|address)(?: here)? in {_PLACE}",
+    ),
+    _p(
+        "lives_in",
+        rf"(?:\bI'm|\b[Ww]e're|\bI am|\b[Ww]e are|\bI|\b[Ww]e) (?:now |currently |still )?(?:staying|renting|rent|living|live)(?: [\w' ]{{0,40}}?)? in {_PLACE}",
+    ),
+    _p(
+        "lives_in",
+        rf"(?:\bI|\b[Ww]e)[\w' ]{{0,40}}? \d+[A-Za-z]? (?:{_PWORD} )+(?:Road|Rd|Street|St|Avenue|Ave|Lane|Close|Drive|Way|Place|Square|Court|Gardens|Terrace|Crescent),? in {_PLACE}",
+    ),
+    # organisations' offices
+    _p(
+        "located_in",
+        rf"\b(?P<who>[Oo]ur|[Tt]heir|[Yy]our) (?:head |main |new )?(?:office|HQ|headquarters|practice|clinic|studio|shop|store|warehouse|depot|site|base)(?: is| are|'s)? (?:now |still )?(?:in|based in|located in) {_PLACE}",
+        "owner",
+    ),
+    _p(
+        "located_in",
+        rf"\b(?:moved|relocated) (?:the |our )?(?:practice|office|head office|HQ|business|shop|store|company|clinic|studio|warehouse|depot) to {_PLACE}",
+        "we",
+    ),
+    _p(
+        "located_in",
+        rf"\b(?:[Hh]ead office|[Oo]ffice|HQ|[Pp]ractice|[Cc]linic|[Ss]tudio|[Ww]arehouse) (?:has )?(?:moved|relocated) to {_PLACE}",
+        "we",
+    ),
+    _p(
+        "located_in",
+        rf"\b(?:at|in) (?P<who>your|our|their) {_PLACE} (?:office|site|depot|branch|studio|clinic|warehouse)\b",
+        "owner",
+    ),
+    # tools
+    _p(
+        "uses",
+        rf"(?:signed up (?:to|for|with)|trialling|trialing|trying out|subscribed to|switched over to|moved (?:[\w]+ ){{0,4}}onto|ditched \w+(?: \w+)? for|run everything (?:off|on)|(?:already |also )?use|rely on) {_NAME}",
+        "we",
+    ),
+    _p(
+        "uses",
+        rf"\b(?:invoice|invoices|post|posts|go out|goes out|book|books|sell|sells|ship|ships|pay|pays)(?: [a-z]+){{0,3}} (?:through|via|to|on) {_NAME}",
+        "we",
+    ),
+    _p(
+        "uses",
+        rf"(?:everything|all|it|[a-z]+)(?:'s| is| are| lives| live) (?:now |all )*(?:in|on) {_NAME}(?= now\b| at the moment\b|[,.;!]|$)",
+        "we",
+    ),
 )
 """Statements about the people and organisations a speaker names, or about the speaker
 in words the first patterns do not cover."""
@@ -726,7 +820,7 @@ def _states_nothing(sentence: str) -> bool:
 
 
 _NOT_A_NAME = frozenset(
-    {"The", "Our", "This", "That", "Also", "Quick", "Please", "Thanks", "Thank", "Hi", "Hello",
+    {"Dr", "Mr", "Mrs", "Ms", "Miss", "Prof", "Sir", "Dame", "The", "Our", "This", "That", "Also", "Quick", "Please", "Thanks", "Thank", "Hi", "Hello",
      "Hey", "Just", "So", "And", "But", "Then", "Now", "Since", "After", "Before", "Everything",
      "Everyone", "It", "There", "Here", "They", "Your", "My", "One", "Anyway", "Oh", "Ok",
      "Okay", "Yes", "No", "Well", "Update", "Note", "Which", "What", "Who", "When", "Where",
@@ -738,6 +832,32 @@ _NOT_A_NAME = frozenset(
      "Right", "Sure", "Cheers", "Regards", "Best", "Morning", "Afternoon", "Evening"}
 )  # fmt: skip
 _PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
+_TITLES = r"(?:Dr|Mr|Mrs|Ms|Miss|Prof|Sir|Dame)\.?"
+_KIN = (
+    r"(?:son|daughter|dad|father|mum|mom|mother|wife|husband|partner|brother|sister|"
+    r"colleague|coworker|boss|manager|assistant|friend|flatmate|roommate|neighbour|neighbor|"
+    r"cousin|uncle|aunt|teacher|nurse|coach|trainer|accountant|lawyer|doctor|vet|landlord|"
+    r"landlady|agent|adjuster|broker|deputy|kid|child|grandson|granddaughter)"
+)
+_NAMED = re.compile(
+    rf"\b(?:[Mm]y|[Hh]is|[Hh]er|[Oo]ur|[Tt]heir) (?:[a-z-]+ )?{_KIN},? (?P<kin>{_PERSON})"
+    rf"|\b{_TITLES} (?P<titled>{_PERSON})"
+)
+
+
+def _name_people(sentence: str, scope: Scope) -> None:
+    """Remember the people a sentence introduces ("my son Tobi Adeyemi", "Dr Siân
+    Beddoe"), so "he", "she" and first names after them point at them."""
+    for m in _NAMED.finditer(sentence):
+        name = _strip_lead(m.group("kin") or m.group("titled") or "")
+        if " " in name:
+            scope.named(name)
+
+
+_STREET = re.compile(
+    r"\b(?:Road|Rd|Street|St|Avenue|Ave|Lane|Close|Drive|Way|Place|Square|Court|Gardens|"
+    r"Terrace|Crescent|Row|Hill|Park|Mews|Walk)$"
+)
 _SLOT_WORDS = frozenset({"manager", "boss", "supervisor", "partner", "contact", "agent"})
 
 
@@ -879,6 +999,7 @@ def statements(
             previous = sentence
             continue
         changed = bool(_CHANGE.search(sentence))
+        _name_people(sentence, scope)
         taken: list[tuple[int, int, str]] = []
         for pattern in PATTERNS:
             for m in pattern.regex.finditer(sentence):
@@ -911,12 +1032,17 @@ def statements(
                     kind = "organization" if subject != speaker else "person"
                 elif pattern.subject == "org-named":
                     subject = _strip_lead(m.group("who"))
+                    placed = value in places or (
+                        re.search(r"\b(?:based|located|headquartered|out of)\b", m.group(0))
+                        and value not in orgs
+                    )
                     if (
                         not subject
                         or subject == speaker
                         or subject in scope.people
                         or subject.split()[0] == speaker.split()[0]
-                        or value not in places
+                        or _STREET.search(subject)
+                        or not placed
                     ):
                         continue  # fmt: skip
                     kind = "organization"

@@ -68,7 +68,7 @@ async def test_conversation_yields_expected_entities_aliases_and_one_replaced_fa
     assert invalidated[0].invalidated_by == new.relationship_id
     assert old.source_entity_id == new.source_entity_id == robert.entity_id
     assert Counter(f.relation_type for f in facts if isinstance(f, RelationshipAsserted)) == {
-        "contains": 1, "placed": 1, "lives_at": 2, "has_email": 1, "has_plan": 1,
+        "contains": 1, "placed": 1, "lives_at": 2, "email": 1, "plan": 1,
         "uses": 1, "ordered": 1,
     }  # fmt: skip
 

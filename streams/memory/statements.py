@@ -320,6 +320,7 @@ _THIRD_PARTY: tuple[Pattern, ...] = (
     _p(
         "lives_in",
         rf"(?:^|[,\u2014\u2013-] ?)(?:currently |now )?(?:living|based|working out of|working from) in {_PLACE}",
+        "fragment",
     ),
     _p("lives_in", rf"\b(?P<who>who)(?:'s| is) {_NOW}(?:based|living|located) in {_PLACE}", "who"),
     _p("works_at", rf"(?P<who>{_PERSON}) here (?:from|at|with) {_NAME}", "who"),
@@ -815,6 +816,20 @@ def _clean(value: str) -> str:
     return _OBJECT_LEAD.sub("", value).strip()
 
 
+_QUESTION_TAIL = re.compile(
+    r",\s*(?:and |so |but )?(?:can|could|would|will|do|does|did|is|are|should|may|might)"
+    r"\s+(?:you|we|i|it|they|someone|anyone)\b[^,]*\?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _statement_part(sentence: str) -> str:
+    """ "We upgraded to Growth this morning, can you check the seats?": the statement
+    before a question tacked on after a comma."""
+    tail = _QUESTION_TAIL.search(sentence)
+    return sentence[: tail.start()] + "." if tail and tail.start() > 0 else sentence
+
+
 def _states_nothing(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") or bool(_SENTENCE_SKIP.search(sentence))
 
@@ -993,8 +1008,13 @@ def statements(
         name = _strip_lead(name)
         if " " in name and not any(ch.isdigit() for ch in name):
             scope.named(name)
+    for name in found.get("ORG", []):
+        name = _strip_lead(name)
+        if " " in name and name not in scope.organisations and name != scope.org():
+            scope.organisations.append(name)
     previous = ""
     for sentence in sentences(text):
+        sentence = _statement_part(sentence)
         if _states_nothing(sentence):
             previous = sentence
             continue
@@ -1058,9 +1078,21 @@ def statements(
                     if resolved is None:
                         continue
                     subject, kind = resolved
+                elif pattern.subject == "fragment":
+                    named = [
+                        n for n in re.findall(rf"{_PERSON}", sentence[: m.start()])
+                        if " " in _strip_lead(n) and _strip_lead(n) != speaker
+                    ]  # fmt: skip
+                    if named:  # "Harbourline Fish, based in Brixham": not the speaker
+                        continue
+                    subject = speaker
                 elif pattern.subject == "we" and not re.match(r"(?i)\s*I\b", sentence[m.start() :]):
-                    subject = scope.org() or speaker
-                    kind = "organization" if subject != speaker else "person"
+                    lead = sentence[max(0, m.start() - 30) : m.start()]
+                    if re.search(r"(?i)\bthey\b", lead) and scope.organisations:
+                        subject, kind = scope.last_organisation() or speaker, "organization"
+                    else:
+                        subject = scope.org() or speaker
+                        kind = "organization" if subject != speaker else "person"
                 else:
                     subject = speaker
                 if value == subject or value in _NOT_A_NAME:
@@ -1080,10 +1112,14 @@ def statements(
                 if relation == "located_in" and pattern.subject == "we" and kind == "person":
                     continue
                 old = _REPLACED.search(sentence)
+                if old is None and relation not in SINGLE_VALUED and changed:
+                    old = _REPLACED.search(text)  # "… off Crowdin - everything's in Lokalise now"
                 replaced = _clean(old.group("old")) if old and old.group("old") != value else None
                 taken.append((*span, relation))
                 if kind == "person":
                     scope.named(subject)
+                elif subject not in scope.organisations and subject != scope.org():
+                    scope.organisations.append(subject)
                 if relation == "works_at":
                     scope.organisations.append(value)
                     if subject == speaker:

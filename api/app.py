@@ -9,7 +9,9 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit
 
+import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -53,6 +55,20 @@ async def _tcp_ok(hostport: str, timeout: float = 0.5) -> bool:
         return False
     writer.close()
     return True
+
+
+def _dsn_address(dsn: str) -> str:
+    """``host:port`` of a PostgreSQL URL (port 5432 when it names none)."""
+    parts = urlsplit(dsn)
+    return f"{parts.hostname or '127.0.0.1'}:{parts.port or 5432}"
+
+
+async def _weaviate_ready(url: str, timeout: float = 1.0) -> bool:
+    try:
+        async with httpx.AsyncClient(timeout=timeout) as client:
+            return (await client.get(f"{url.rstrip('/')}/v1/.well-known/ready")).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def create_app(
@@ -127,6 +143,16 @@ def create_app(
         if settings.kafka_bootstrap:
             first = settings.kafka_bootstrap.split(",")[0]
             checks["kafka"] = "ok" if await _tcp_ok(first) else "unreachable"
+        if settings.postgres_dsn:
+            checks["postgres"] = (
+                "ok" if await _tcp_ok(_dsn_address(settings.postgres_dsn)) else "unreachable"
+            )
+        if settings.weaviate_url:
+            checks["index"] = (
+                "ok" if await _weaviate_ready(settings.weaviate_url) else "unreachable"
+            )
+        elif settings.postgres_dsn:
+            checks["index"] = checks["postgres"]  # pgvector lives in that database
         reachable = all(v == "ok" for v in checks.values())
         lags = await _lags()
         stuck = await _stuck()

@@ -6,12 +6,15 @@ import asyncio
 import json
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from streams.settings import TribalSettings
+
+if TYPE_CHECKING:
+    from streams.embedded.supervisor import StackInfo
 
 app = typer.Typer(
     name="tribal",
@@ -61,6 +64,28 @@ def _bootstrap(settings: TribalSettings, bootstrap: str | None) -> str:
     return info.kafka_bootstrap
 
 
+def banner(info: StackInfo, settings: TribalSettings) -> list[str]:
+    """What a started stack serves, and on what: the broker and index it really uses."""
+    broker = (
+        f"Tansu, archived to {settings.archive_path}"
+        if info.broker == "tansu"
+        else "external Kafka"
+    )
+    index = (
+        f"Weaviate at {settings.weaviate_url}"
+        if info.index == "weaviate"
+        else "pgvector in PostgreSQL"
+    )
+    return [
+        f"  API       {info.api_url}",
+        f"  health    {info.api_url}/healthz",
+        f"  metrics   {info.api_url}/metrics",
+        f"  Kafka API {info.kafka_bootstrap} ({broker})",
+        f"  Postgres  {info.postgres_dsn}",
+        f"  search    {index}",
+    ]
+
+
 @app.command()
 def up(
     data_dir: DataDir = None,
@@ -70,7 +95,7 @@ def up(
     ] = None,
 ) -> None:
     """Start the embedded stack (Tansu, PostgreSQL, a Faust worker, the API) until Ctrl-C."""
-    from streams.embedded.supervisor import StackInfo, run_stack
+    from streams.embedded.supervisor import run_stack
 
     settings = _settings(data_dir, api_port=api_port)
     if config is None and Path("tribal.yaml").exists():
@@ -81,14 +106,9 @@ def up(
     t0 = time.monotonic()
 
     def ready(info: StackInfo) -> None:
-        console.print(f"[green]Tribal is up[/] in {time.monotonic() - t0:.1f}s")
-        console.print(f"  API       {info.api_url}")
-        console.print(f"  health    {info.api_url}/healthz")
-        console.print(f"  metrics   {info.api_url}/metrics")
-        console.print(
-            f"  Kafka API {info.kafka_bootstrap} (Tansu, archived to {settings.archive_path})"
-        )
-        console.print(f"  Postgres  {info.postgres_dsn}")
+        console.print(f"[green]Tribal is up[/] ({info.mode}) in {time.monotonic() - t0:.1f}s")
+        for line in banner(info, settings):
+            console.print(line)
         console.print("Press Ctrl-C to stop.")
 
     asyncio.run(run_stack(settings, lambda m: console.print(f"[dim]{m}[/]"), ready, config))

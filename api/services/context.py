@@ -146,6 +146,11 @@ def require_db(ctx: ServiceContext) -> Any:
     return ctx.db
 
 
+SETUP_ATTEMPTS = 3
+"""Tries at setting the index up (0.5 and 1 s apart) before the API serves without
+one: a service that starts beside the API may not answer yet."""
+
+
 async def open_context(settings: TribalSettings, *, load_model: bool = True) -> ServiceContext:
     """Connect to what the settings name; anything unavailable stays None (degraded)."""
     import asyncpg
@@ -161,11 +166,16 @@ async def open_context(settings: TribalSettings, *, load_model: bool = True) -> 
             log.warning("catalog/graph store unavailable: %s", exc)
     if settings.postgres_dsn or settings.weaviate_url:
         index = index_from_settings(settings)
-        try:
-            await index.setup()
-            ctx.index = index
-        except Exception as exc:  # search degrades; /v1/retrieve answers its fallback
-            log.warning("search index unavailable: %s", exc)
+        for attempt in range(SETUP_ATTEMPTS):
+            try:
+                await index.setup()
+                ctx.index = index
+                break
+            except Exception as exc:  # search degrades; /v1/retrieve answers its fallback
+                if attempt + 1 == SETUP_ATTEMPTS:
+                    log.warning("search index unavailable: %s", exc)
+                else:
+                    await asyncio.sleep(0.5 * 2**attempt)
     if load_model:
         ctx.embedder = QueryEmbedder(SentenceTransformerEmbedder(settings.embedding_model))
         ctx.embedder.preload()

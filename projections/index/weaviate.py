@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping, Sequence
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 from uuid import UUID, uuid5
 
@@ -113,10 +114,13 @@ class WeaviateIndex:
         return None if alias is None else str(alias.collection).rsplit("_", 1)[-1]
 
     async def _create(self, generation: str) -> None:
+        collections = self.client.collections
         for logical in ws.LOGICAL:
             name = f"{self.prefix}{logical}_{generation}"
-            if not await self.client.collections.exists(name):
-                await self.client.collections.create(name, **ws.collection_config(logical))
+            await _once(
+                functools.partial(collections.exists, name),
+                functools.partial(collections.create, name, **ws.collection_config(logical)),
+            )
 
     async def setup(self) -> None:
         await self._connect()
@@ -125,12 +129,15 @@ class WeaviateIndex:
             return
         if await self._live_generation() is None:
             await self._create("v1")
+            aliases = self.client.alias
             for logical in ws.LOGICAL:
                 alias = f"{self.prefix}{logical}"
-                if not await self.client.alias.exists(alias_name=alias):
-                    await self.client.alias.create(
-                        alias_name=alias, target_collection=f"{alias}_v1"
-                    )
+                await _once(
+                    functools.partial(aliases.exists, alias_name=alias),
+                    functools.partial(
+                        aliases.create, alias_name=alias, target_collection=f"{alias}_v1"
+                    ),
+                )
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
@@ -352,3 +359,17 @@ class WeaviateIndex:
         if self.client is not None:
             await self.client.close()
             self.client = None
+
+
+async def _once(
+    exists: Callable[[], Awaitable[bool]], create: Callable[[], Awaitable[Any]]
+) -> None:
+    """Create what does not exist yet; when another process created it in between (the
+    API and the projections of one stack set up together), that is the same outcome."""
+    if await exists():
+        return
+    try:
+        await create()
+    except Exception:
+        if not await exists():
+            raise

@@ -33,6 +33,8 @@ from urllib.parse import quote
 from streams.embedded.process import free_port, port_open, wait_until
 
 _PR_SET_PDEATHSIG = 1
+PORT_FILE = "tribal.port"
+"""In the data directory: the port it was last served on, taken again when free."""
 _SUPERUSER = "postgres"
 
 
@@ -264,7 +266,7 @@ class EmbeddedPostgres:
         else:
             self._prepare_dir()
         if self.port is None:
-            self.port = free_port(self.host)
+            self.port = self._remembered_port() or free_port(self.host)
         settings = [
             f"listen_addresses={self.host}",
             f"port={self.port}",
@@ -292,7 +294,22 @@ class EmbeddedPostgres:
             )
         self.owned = True
         self._wait_ready(timeout)
+        with contextlib.suppress(OSError):
+            self._port_file.write_text(f"{self.port}\n")
         return self
+
+    @property
+    def _port_file(self) -> Path:
+        return self.data_dir / PORT_FILE
+
+    def _remembered_port(self) -> int | None:
+        """The port this data directory was served on last, while it is still free: a
+        DSN that points into the embedded database survives a restart."""
+        try:
+            port = int(self._port_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        return port if 0 < port < 65536 and not port_open(self.host, port) else None
 
     def _wait_ready(self, timeout: float) -> None:
         def ready() -> bool:

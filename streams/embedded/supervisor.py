@@ -44,6 +44,12 @@ class StackInfo:
     pid: int
     started_at: float
     timings: dict[str, float] = field(default_factory=dict)
+    mode: str = "embedded"
+    """``embedded`` when the stack runs its own broker, database and index; else
+    ``distributed`` (any of them given by ``TRIBAL_*``)."""
+    broker: str = "tansu"
+    """``tansu`` (embedded, archived) or ``external``."""
+    index: str = "pgvector"
 
     def env(self) -> dict[str, str]:
         return {
@@ -85,6 +91,13 @@ class EmbeddedStack:
         self._writer_task: asyncio.Task[None] | None = None
         self.info: StackInfo | None = None
 
+    @property
+    def mode(self) -> str:
+        """``embedded`` only when this stack owns the broker and the database and the
+        index is pgvector in it; any external service makes it ``distributed``."""
+        own_all = self.broker is not None and self.postgres is not None
+        return "embedded" if own_all and not self.settings.weaviate_url else "distributed"
+
     def _child_env(self, bootstrap: str, dsn: str) -> dict[str, str]:
         env = dict(os.environ)
         env.update(
@@ -92,7 +105,7 @@ class EmbeddedStack:
                 "TRIBAL_KAFKA_BOOTSTRAP": bootstrap,
                 "TRIBAL_POSTGRES_DSN": dsn,
                 "TRIBAL_DATA_DIR": str(self.data_dir),
-                "TRIBAL_MODE": "embedded",
+                "TRIBAL_MODE": self.mode,
                 "HF_HUB_OFFLINE": "1",
                 "PYTHONUNBUFFERED": "1",
                 "TRIBAL_LOG_FORMAT": "json",
@@ -190,7 +203,11 @@ class EmbeddedStack:
             self.children.append(child)
         await self._wait_healthy(api_url, api)
         timings["healthy"] = time.monotonic() - t0
-        self.info = StackInfo(bootstrap, dsn, api_url, os.getpid(), time.time(), timings)
+        self.info = StackInfo(
+            bootstrap, dsn, api_url, os.getpid(), time.time(), timings, mode=self.mode,
+            broker="tansu" if self.broker is not None else "external",
+            index="weaviate" if self.settings.weaviate_url else "pgvector",
+        )  # fmt: skip
         (self.data_dir / "stack.json").write_text(json.dumps(self.info.__dict__, indent=2))
         return self.info
 

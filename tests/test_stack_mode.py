@@ -1,0 +1,41 @@
+"""`tribal up` with external services says so: its mode, banner and children's mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from api.cli import banner
+from streams.embedded.supervisor import EmbeddedStack, StackInfo
+from streams.settings import TribalSettings
+
+KAFKA = "127.0.0.1:9092"
+DSN = "postgresql://postgres@127.0.0.1:5432/postgres"
+WEAVIATE = "http://127.0.0.1:8080"
+
+
+def external(data_dir: Path) -> TribalSettings:
+    return TribalSettings(
+        data_dir=data_dir, kafka_bootstrap=KAFKA, postgres_dsn=DSN, weaviate_url=WEAVIATE
+    )
+
+
+def test_a_stack_on_external_services_runs_its_children_in_distributed_mode(
+    tmp_path: Path,
+) -> None:
+    stack = EmbeddedStack(external(tmp_path))
+    assert stack.mode == "distributed"
+    env = stack._child_env(KAFKA, DSN)
+    assert env["TRIBAL_MODE"] == "distributed"
+
+
+def test_the_banner_names_the_broker_and_index_the_stack_uses(tmp_path: Path) -> None:
+    info = StackInfo(
+        KAFKA, DSN, "http://127.0.0.1:8765", 1, 0.0,
+        mode="distributed", broker="external", index="weaviate",
+    )  # fmt: skip
+    text = "\n".join(banner(info, external(tmp_path)))
+    assert "Tansu" not in text
+    assert "external Kafka" in text
+    assert "Weaviate at http://127.0.0.1:8080" in text
+    embedded = StackInfo("127.0.0.1:1", "postgresql://x@127.0.0.1:2/p", "http://a", 1, 0.0)
+    assert "Tansu, archived to" in "\n".join(banner(embedded, TribalSettings(data_dir=tmp_path)))

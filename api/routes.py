@@ -23,7 +23,7 @@ from api.errors import error_response
 from api.schemas import catalog as c
 from api.schemas import code as k
 from api.schemas import memory as m
-from api.schemas.knowledge import RetrieveRequest, RetrieveResponse, fallback
+from api.schemas.knowledge import RetrieveRequest, fallback
 from api.services import catalog, code, knowledge, memory
 from api.services.context import ServiceContext
 from api.services.errors import ServiceError
@@ -131,9 +131,15 @@ def v1_routes(ctx: Callable[[], ServiceContext]) -> list[Route]:
             req = RetrieveRequest.model_validate(await read_json(request))
         except (ApiError, ValidationError) as exc:  # seed 002: invalid query → 200 degraded
             problem = exc.message if isinstance(exc, ApiError) else problem_of(exc).message
-            return JSONResponse(fallback(f"Invalid query: {problem}").model_dump(mode="json"))
-        out: RetrieveResponse = await knowledge.retrieve_knowledge(ctx(), req, tenant_of(request))
-        return JSONResponse(out.model_dump(mode="json"))
+            out = fallback(f"Invalid query: {problem}", why="invalid_query")
+        else:
+            out = await knowledge.retrieve_knowledge(ctx(), req, tenant_of(request))
+        headers = (
+            {"X-Tribal-Fallback": out.fallback_reason, "X-Tribal-Waited-Ms": str(out.waited_ms)}
+            if out.fallback_reason
+            else None
+        )
+        return JSONResponse(out.model_dump(mode="json"), headers=headers)
 
     return [
         Route("/v1/retrieve", retrieve, methods=["POST"]),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from events.limits import INTENT_MAX, NAME_FILTER_MAX, RETRIEVE_MESSAGE_MAX
 from events.text import CleanText
@@ -53,15 +53,36 @@ class Source(BaseModel):
     last_updated: str = Field(description="ISO 8601")
 
 
+FallbackReason = Literal["budget_exceeded", "shed", "unavailable", "invalid_query"]
+
+
 class RetrieveResponse(BaseModel):
-    """Exactly seed 002's four fields; never an error, never more than three sources."""
+    """Exactly seed 002's four fields; never an error, never more than three sources.
+    A fallback also knows why and how long it waited (sent as the ``X-Tribal-Fallback``
+    and ``X-Tribal-Waited-Ms`` headers, never in the body)."""
 
     sources_consulted: list[Source] = Field(default_factory=list, max_length=TOP_K)
     coverage: Coverage = "none"
     gaps: list[str] = Field(default_factory=list)
     retrieval_time_ms: int = Field(default=0, ge=0)
+    _fallback: FallbackReason | None = PrivateAttr(default=None)
+    _waited_ms: int = PrivateAttr(default=0)
+
+    @property
+    def fallback_reason(self) -> FallbackReason | None:
+        return self._fallback
+
+    @property
+    def waited_ms(self) -> int:
+        return self._waited_ms
 
 
-def fallback(reason: str = "Knowledge retrieval unavailable") -> RetrieveResponse:
-    """Seed 002's error/fallback body."""
-    return RetrieveResponse(sources_consulted=[], coverage="none", gaps=[reason])
+def fallback(
+    reason: str = "Knowledge retrieval unavailable",
+    why: FallbackReason = "unavailable",
+    waited_ms: int = 0,
+) -> RetrieveResponse:
+    """Seed 002's error/fallback body; ``why`` and ``waited_ms`` travel beside it."""
+    out = RetrieveResponse(sources_consulted=[], coverage="none", gaps=[reason])
+    out._fallback, out._waited_ms = why, waited_ms
+    return out

@@ -38,6 +38,7 @@ from api.schemas.knowledge import (
     MIN_RELEVANCE,
     TOP_K,
     Coverage,
+    FallbackReason,
     RetrieveRequest,
     RetrieveResponse,
     Source,
@@ -48,6 +49,7 @@ from api.services.budget import clip
 from api.services.context import ServiceContext
 from projections.index.port import Filters, Hit, Kind, SearchMode
 from projections.index.ranking import ranked
+from streams.observability.metrics import RETRIEVE_FALLBACKS
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +182,14 @@ _over_budget = _Throttled()
 _failed = _Throttled()
 
 
+def _missed(why: FallbackReason, t0: float) -> RetrieveResponse:
+    """Seed 002's fallback body, told apart from an empty answer: why, and how long the
+    caller waited (the body's ``retrieval_time_ms`` stays 0, as the seed says)."""
+    waited = round((time.perf_counter() - t0) * 1000)
+    RETRIEVE_FALLBACKS.labels(reason=why).inc()
+    return fallback(why=why, waited_ms=waited)
+
+
 async def retrieve_knowledge(
     ctx: ServiceContext, req: RetrieveRequest, tenant: str, budget_s: float = BUDGET_S
 ) -> RetrieveResponse:
@@ -197,23 +207,23 @@ async def retrieve_knowledge(
             query = await asyncio.wait_for(_query_vector(ctx, req), budget_s)
         except TimeoutError:
             _over_budget.warning("retrieve_knowledge: over the %.0f ms budget", budget_s * 1000)
-            return fallback()
+            return _missed("budget_exceeded", t0)
         except Exception as exc:  # seed 002: degrade, never fail
             _failed.warning("retrieve_knowledge: %s: %s", type(exc).__name__, exc)
-            return fallback()
+            return _missed("unavailable", t0)
         remaining = max(0.0, budget_s - (time.perf_counter() - t0))
         task = answers.start(key, lambda: _retrieve(ctx, req, tenant, query))
         if task is None:
             _over_budget.warning("retrieve_knowledge: %d retrievals running, shed", MAX_RUNNING)
-            return fallback()
+            return _missed("shed", t0)
         done, _ = await asyncio.wait({task}, timeout=remaining)
         if not done:
             _over_budget.warning("retrieve_knowledge: over the %.0f ms budget", budget_s * 1000)
-            return fallback()
+            return _missed("budget_exceeded", t0)
         error = task.exception()
         if error is not None:  # seed 002: degrade, never fail
             _failed.warning("retrieve_knowledge: %s: %s", type(error).__name__, error)
-            return fallback()
+            return _missed("unavailable", t0)
         out = task.result()
     elapsed = max(1, round((time.perf_counter() - t0) * 1000))
     return out.model_copy(update={"retrieval_time_ms": elapsed})

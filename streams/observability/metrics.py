@@ -74,6 +74,11 @@ STAGE_STUCK = Gauge(
 STAGE_FAILURES = Counter(
     "tribal_stage_failures", "Failed applies of a projection by kind", ["stage", "kind"]
 )
+RETRIEVE_FALLBACKS = Counter(
+    "tribal_retrieve_fallbacks",
+    "retrieve_knowledge answers that were seed 002's fallback body, by why",
+    ["reason"],
+)
 API_LATENCY = Histogram(
     "tribal_api_latency_milliseconds",
     "HTTP request latency",

@@ -83,6 +83,32 @@ async def test_blown_budget_answers_the_fallback(context: ServiceContext) -> Non
     assert out.model_dump() == FALLBACK
 
 
+async def test_a_missed_budget_is_told_apart_from_nothing_found_and_counted(
+    context: ServiceContext,
+) -> None:
+    from prometheus_client import REGISTRY
+
+    def misses() -> float:
+        value = REGISTRY.get_sample_value(
+            "tribal_retrieve_fallbacks_total", {"reason": "budget_exceeded"}
+        )
+        return value or 0.0
+
+    before = misses()
+    req = RetrieveRequest.model_validate({**BODY, "message": "a question nobody asked yet"})
+    out = await retrieve_knowledge(context, req, "default", budget_s=0.000_001)
+    assert out.model_dump() == FALLBACK  # the seed's body, unchanged
+    assert (out.fallback_reason, out.waited_ms >= 0) == ("budget_exceeded", True)
+    assert misses() == before + 1
+    answered = await post(context)  # an answer carries no fallback header
+    assert "X-Tribal-Fallback" not in answered.headers
+    context.index = None
+    degraded = await post(context, "no index to ask")
+    assert degraded.json() == FALLBACK
+    assert degraded.headers["X-Tribal-Fallback"] == "unavailable"
+    assert int(degraded.headers["X-Tribal-Waited-Ms"]) >= 0
+
+
 async def test_no_index_configured_answers_the_fallback(context: ServiceContext) -> None:
     context.index = None
     assert (await post(context)).json() == FALLBACK

@@ -20,8 +20,7 @@ async def test_concurrent_setups_of_one_weaviate_index_all_succeed(
     prefix = f"T{uuid.uuid4().hex[:10]}"
     w = weaviate
     indexes = [
-        WeaviateIndex(w.http_host, w.http_port, w.grpc_host, w.grpc_port, prefix)
-        for _ in range(4)
+        WeaviateIndex(w.http_host, w.http_port, w.grpc_host, w.grpc_port, prefix) for _ in range(4)
     ]
     try:
         results = await asyncio.gather(*(i.setup() for i in indexes), return_exceptions=True)

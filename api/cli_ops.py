@@ -140,6 +140,7 @@ async def gather_status(settings: TribalSettings) -> dict[str, Any]:
     from projections.health import HealthBoard, stuck_stages
     from projections.lag import projection_lags
     from projections.registry import projections_for
+    from streams.observability.progress import log_ends
     from streams.topics import TOPICS, topic
 
     out: dict[str, Any] = {"kafka": settings.kafka_bootstrap}
@@ -151,7 +152,7 @@ async def gather_status(settings: TribalSettings) -> dict[str, Any]:
             name = spec.full_name(settings)
             tps = [TopicPartition(name, p) for p in range(spec.partition_count(settings))]
             try:
-                ends = await consumer.end_offsets(tps)
+                ends = await log_ends(consumer, tps)
                 records: int | None = sum(ends.values())
             except Exception:
                 records = None

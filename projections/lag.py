@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from projections.base import Projection
+from streams.observability.progress import log_ends
 from streams.settings import TribalSettings
 from streams.topics import TOPICS_BY_NAME, topic
 
@@ -38,7 +39,7 @@ async def projection_lags(
                 for short in projection.topics
                 for p in range(TOPICS_BY_NAME[short].partition_count(settings))
             ]
-            ends = await consumer.end_offsets(tps)
+            ends = await log_ends(consumer, tps)
             positions = await projection.positions()
             behind = sum(
                 max(0, ends[tp] - positions.get((tp.topic, tp.partition), 0)) for tp in tps

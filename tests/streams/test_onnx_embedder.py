@@ -1,0 +1,46 @@
+"""The ONNX embedder gives sentence-transformers' vectors (one contract, two adapters)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from streams.embedder.model import SentenceTransformerEmbedder, embedder_for
+from streams.embedder.onnx import OnnxEmbedder
+
+pytestmark = pytest.mark.slow
+
+TEXTS = [
+    "How do I reset my password?",
+    "def retry(fn, attempts=3):\n    for n in range(attempts):\n        return fn()",
+    "The orders table holds one row per checkout, keyed by order_id." * 20,  # truncated
+    "",
+    "Zürich naïve café — ünïcödé",
+]
+
+
+def _cos(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True)) / (
+        math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    )
+
+
+def test_onnx_vectors_match_the_torch_ones(tmp_path: Path) -> None:
+    onnx = OnnxEmbedder(cache=tmp_path)
+    torch = SentenceTransformerEmbedder()
+    assert onnx.dims == torch.dims == 384
+    for a, b in zip(onnx.encode(TEXTS), torch.encode(TEXTS), strict=True):
+        assert _cos(a, b) >= 0.9999
+        assert abs(math.sqrt(sum(x * x for x in a)) - 1.0) < 1e-4
+    assert onnx.encode([]) == []
+    assert (tmp_path.glob("*/model.onnx")).__next__().exists()  # exported once, cached
+
+
+def test_the_backend_setting_picks_the_adapter() -> None:
+    assert isinstance(embedder_for("sentence-transformers/all-MiniLM-L6-v2", "onnx"), OnnxEmbedder)
+    assert isinstance(
+        embedder_for("sentence-transformers/all-MiniLM-L6-v2", "torch"),
+        SentenceTransformerEmbedder,
+    )

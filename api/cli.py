@@ -134,11 +134,24 @@ def demo(
 
 
 @app.command()
-def worker(loglevel: Annotated[str | None, typer.Option()] = None) -> None:
+def worker(
+    loglevel: Annotated[str | None, typer.Option()] = None,
+    role: Annotated[
+        str,
+        typer.Option(
+            help="Stages to run: all, chunk, embed, document or memory (each role its own "
+            "consumer group, so stages scale on separate machines)."
+        ),
+    ] = "all",
+) -> None:
     """Run one Faust worker against TRIBAL_KAFKA_BOOTSTRAP."""
     from streams.app import run_worker
+    from streams.observability.progress import ROLES
 
-    run_worker(loglevel=loglevel or TribalSettings().log_level.lower())
+    if role != "all" and role not in ROLES:
+        console.print(f"[red]no worker role {role!r}: one of all, {', '.join(ROLES)}")
+        raise typer.Exit(2)
+    run_worker(loglevel=loglevel or TribalSettings().log_level.lower(), role=role)
 
 
 @app.command()

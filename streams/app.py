@@ -25,6 +25,7 @@ from streams.observability.metrics import (
     PROCESSING_LATENCY,
     serve_metrics_if_configured,
 )
+from streams.observability.progress import ROLES, role_group
 from streams.observability.tracing import configure_tracing, inject_headers, span
 from streams.settings import TribalSettings, get_settings
 from streams.topics import ensure_topics, topic
@@ -51,11 +52,16 @@ class AgentSpec:
     :func:`_wire` for this spec and must keep dead-lettering bad records."""
 
 
-def default_agents(settings: TribalSettings) -> list[AgentSpec]:
-    """The processors a Tribal worker runs."""
+def default_agents(settings: TribalSettings, role: str = "all") -> list[AgentSpec]:
+    """The processors a Tribal worker of ``role`` runs (``all``: every one)."""
     from streams.agents import agents_for
 
-    return agents_for(settings)
+    specs = agents_for(settings)
+    if role == "all":
+        return specs
+    if role not in ROLES:
+        raise ValueError(f"no worker role {role!r}: one of all, {', '.join(ROLES)}")
+    return [spec for spec in specs if spec.source in ROLES[role]]
 
 
 def create_app(
@@ -175,10 +181,12 @@ def use_fast_event_loop() -> None:
     asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 
-def run_worker(settings: TribalSettings | None = None, loglevel: str = "warning") -> None:
-    """Run a Faust worker in this process until SIGTERM/SIGINT (blocking)."""
+def run_worker(
+    settings: TribalSettings | None = None, loglevel: str = "warning", role: str = "all"
+) -> None:
+    """Run a Faust worker of ``role`` in this process until SIGTERM/SIGINT (blocking)."""
     settings = settings or get_settings()
-    app = create_app(settings)
+    app = create_app(settings, default_agents(settings, role), app_id=role_group(settings, role))
     # Topics are created idempotently at start, with Tribal's partitions and retention,
     # before Faust could auto-create them with broker defaults.
     asyncio.run(ensure_topics(settings))

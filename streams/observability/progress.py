@@ -31,6 +31,26 @@ AGENT_SOURCES = (
 )
 """Every topic an agent consumes (short names); a test holds it to ``agents_for``."""
 
+ROLES: dict[str, tuple[str, ...]] = {
+    "chunk": ("kb.articles", "files.changes"),
+    "embed": ("chunks", "tables.documented"),
+    "document": ("schema.changes",),
+    "memory": ("memory.turns", "memory.episodes"),
+}
+"""``tribal worker --role``: the stages one worker can run alone, by the topics their
+agents consume; ``all`` runs every one. A test holds them to ``AGENT_SOURCES``."""
+
+
+def role_group(settings: TribalSettings, role: str) -> str:
+    """The consumer group (and Faust app id) of a worker of ``role``: each role its own,
+    so stages scale on separate machines; ``all`` keeps the one group."""
+    return settings.consumer_group if role == "all" else f"{settings.consumer_group}.{role}"
+
+
+def _groups_of(settings: TribalSettings, source: str) -> list[str]:
+    roles = [r for r, sources in ROLES.items() if source in sources]
+    return [settings.consumer_group, *(role_group(settings, r) for r in roles)]
+
 
 @dataclass(frozen=True)
 class PartitionProgress:
@@ -71,8 +91,10 @@ async def log_ends(
 async def group_progress(
     settings: TribalSettings, sources: list[str]
 ) -> dict[TP, PartitionProgress]:
-    """Committed and end offsets of the agents' group on each partition of ``sources``
-    (short topic names)."""
+    """Committed and end offsets of the agents on each partition of ``sources`` (short
+    topic names): the furthest committed offset of the one group of ``--role all`` and
+    of the group of the role that consumes the topic, so lag holds for either way of
+    running workers."""
     tps = [
         TopicPartition(topic(short, settings), p)
         for short in sources
@@ -84,17 +106,30 @@ async def group_progress(
     await consumer.start()
     try:
         # Explicit partitions: Tansu answers an OffsetFetch without them with nothing.
-        committed = await admin.list_consumer_group_offsets(settings.consumer_group, partitions=tps)
+        committed: dict[TopicPartition, int] = {}
+        groups = {g for short in sources for g in _groups_of(settings, short)}
+        for group in sorted(groups):
+            mine = [
+                tp
+                for tp in tps
+                if group in _groups_of(settings, _short(tp.topic, sources, settings))
+            ]
+            found = await admin.list_consumer_group_offsets(group, partitions=mine)
+            for tp, meta in found.items():
+                if meta is not None and meta.offset >= 0:
+                    committed[tp] = max(committed.get(tp, -1), meta.offset)
         ends = await log_ends(consumer, tps)
     finally:
         await consumer.stop()
         await admin.close()
     out: dict[TP, PartitionProgress] = {}
     for tp in tps:
-        found = committed.get(tp)
-        offset = found.offset if found is not None and found.offset >= 0 else None
-        out[(tp.topic, tp.partition)] = PartitionProgress(offset, ends[tp])
+        out[(tp.topic, tp.partition)] = PartitionProgress(committed.get(tp), ends[tp])
     return out
+
+
+def _short(full: str, sources: list[str], settings: TribalSettings) -> str:
+    return next(short for short in sources if topic(short, settings) == full)
 
 
 @dataclass

@@ -144,16 +144,17 @@ async def eventually(
 class WorkerProcess:
     """``tribal worker`` as a real child process, as production runs it."""
 
-    def __init__(self, settings: TribalSettings, log_path: Path) -> None:
+    def __init__(self, settings: TribalSettings, log_path: Path, role: str = "all") -> None:
         self.settings = settings
         self.log_path = log_path
+        self.role = role
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> WorkerProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "worker"],
+            [sys.executable, "-m", "api.cli", "worker", "--role", self.role],
             env=settings_env(self.settings),
             cwd=REPO,
             stdout=self._log,

@@ -63,3 +63,50 @@ async def test_group_progress_reads_committed_and_end_offsets_on_both_brokers(
     progress = await group_progress(pipeline.settings, ["kb.articles"])
     assert progress[(full, partition)] == PartitionProgress(3, 4)
     assert progress[(full, partition)].behind == 1
+
+
+def test_worker_roles_split_the_agents_without_leaving_one_out() -> None:
+    from streams.app import default_agents
+    from streams.observability.progress import ROLES, role_group
+
+    settings = TribalSettings()
+    sources = [s for role in ROLES.values() for s in role]
+    assert sorted(sources) == sorted(AGENT_SOURCES)  # each topic in exactly one role
+    everyone = {spec.name for spec in default_agents(settings)}
+    by_role = [{spec.name for spec in default_agents(settings, r)} for r in ROLES]
+    assert set().union(*by_role) == everyone
+    assert sum(len(names) for names in by_role) == len(everyone)
+    assert {spec.name for spec in default_agents(settings, "embed")} == {
+        "embedder",
+        "table_embedder",
+    }
+    assert role_group(settings, "embed") == f"{settings.consumer_group}.embed"
+    assert role_group(settings, "all") == settings.consumer_group
+
+
+async def test_lag_reads_the_group_of_the_role_that_consumes_the_topic(
+    broker: Broker, tmp_path: Path
+) -> None:
+    from streams.observability.progress import role_group
+
+    pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path))
+    await pipeline.create_topics()
+    await pipeline.produce(
+        "kb.articles", [("kb-1", KbArticleDeleted(article_id=f"kb-{n}")) for n in range(4)]
+    )
+    [(full, partition)] = [
+        k for k, p in (await group_progress(pipeline.settings, ["kb.articles"])).items() if p.end
+    ]
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=broker.bootstrap,
+        group_id=role_group(pipeline.settings, "chunk"),  # a `tribal worker --role chunk`
+        enable_auto_commit=False,
+    )
+    await consumer.start()
+    try:
+        consumer.assign([TopicPartition(full, partition)])
+        await consumer.commit({TopicPartition(full, partition): OffsetAndMetadata(4, "")})
+    finally:
+        await consumer.stop()
+    progress = await group_progress(pipeline.settings, ["kb.articles"])
+    assert progress[(full, partition)] == PartitionProgress(4, 4)

@@ -29,7 +29,8 @@ async def test_a_chunk_worker_and_an_embed_worker_together_embed_an_article(
     with WorkerProcess(pipeline.settings, tmp_path / "chunk.log", role="chunk") as chunker:
 
         async def chunked() -> bool:
-            assert chunker.proc is not None and chunker.proc.poll() is None, chunker.log()
+            assert chunker.proc is not None
+            assert chunker.proc.poll() is None, chunker.log()
             return len(await pipeline.read_all("chunks")) >= 1
 
         await eventually(chunked, timeout=120)
@@ -37,7 +38,8 @@ async def test_a_chunk_worker_and_an_embed_worker_together_embed_an_article(
         with WorkerProcess(pipeline.settings, tmp_path / "embed.log", role="embed") as embed:
 
             async def embedded() -> bool:
-                assert embed.proc is not None and embed.proc.poll() is None, embed.log()
+                assert embed.proc is not None
+                assert embed.proc.poll() is None, embed.log()
                 return any(
                     isinstance(e, ChunksEmbedded) for e in await pipeline.decoded("embeddings")
                 )

@@ -433,7 +433,7 @@ _THIRD_PARTY: tuple[Pattern, ...] = (
     _p(
         "lives_in",
         rf"(?P<who>\bwho|\b[Hh]e|\b[Ss]he|\bI|\b[Ww]e)(?:'s|'re| is| are|'m| am) (?:now |still |back |currently |also |properly |out )*in {_PLACE}(?! (?:office|team|site|depot|branch))",
-        "who",
+        "who-in",
     ),
     _p(
         "lives_in",
@@ -729,8 +729,8 @@ def _plain(text: str) -> str:
 
 
 _LOWER_INTRO = re.compile(
-    r"^(?:(?:hi|hey|hello|hiya)[,!]?\s+)?(?:i'm|im|i am|this is|my name is|my name's)\s+"
-    r"(?P<name>[a-z]{2,}(?: [a-z]{2,}){1,2})(?=\s*(?:,|\.|$| here\b| from\b))"
+    r"^(?:(?:hi|hey|hello|hiya)[,!]?\s+)?(?:i'm|im|i am|it's|its|this is|my name is|my name's)\s+"
+    r"(?P<name>[a-zà-ÿ]{2,}(?: [a-zà-ÿ]{2,}){1,2})(?=\s*(?:,|\.|$| here\b| from\b))"
 )
 _COMMON = frozenset(
     [
@@ -783,18 +783,22 @@ _COMMON = frozenset(
         "of",
     ]
 )
-_HERE = re.compile(
-    rf"^(?:(?:[Hh]i|[Hh]ey|[Hh]ello|[Hh]iya|[Mm]orning)\b[,!]?\s*)?(?P<name>{_PWORD}(?: {_PWORD}){{1,2}}) here\b"
+_GREETING = (
+    r"(?:[Hh]i|[Hh]ey|[Hh]ello|[Hh]iya|[Hh]owdy|[Gg]ood (?:morning|afternoon|evening)|"
+    r"[Mm]orning|[Aa]fternoon|[Ee]vening)\b[,!]?\s*(?:[-\u2013\u2014]\s*)?"
 )
+_HERE = re.compile(rf"^(?:{_GREETING})?(?P<name>{_PWORD}(?: {_PWORD}){{1,2}}) here\b")
+_GREETED = re.compile(rf"^{_GREETING}(?P<name>{_PWORD}(?: {_PWORD}){{1,2}})\s*[.,!](?:\s|$)")
 
 
 def introduced_name(text: str) -> str | None:
     """The name a speaker introduces themself with ("Hi, I'm Priya Raman", "Dana
     Whitfield here"), if any."""
     text = _plain(text)
-    here = _HERE.match(text.strip())
-    if here and here.group("name").split()[0] not in _NOT_NAMES:
-        return here.group("name")
+    for intro in (_HERE, _GREETED):
+        here = intro.match(text.strip())
+        if here and not set(here.group("name").split()) & _NOT_NAMES:
+            return here.group("name")
     low = _LOWER_INTRO.match(text.strip())
     if low and not any(w in _COMMON for w in low.group("name").split()):
         return low.group("name").title()
@@ -1039,6 +1043,8 @@ def statements(
                     value = scope.last_person() or ""
                 elif value.casefold() in ("them", "there"):
                     value = scope.last_organisation() or ""
+                elif value.casefold() == "us":
+                    value = scope.org() or ""
                 if not value or value.lower() in ("it", "them", "that", "this", "here"):
                     continue
                 kind = "person"
@@ -1073,7 +1079,7 @@ def statements(
                     kind = "organization"
                 elif pattern.subject == "named":
                     subject, kind = m.group("subj"), "organization"
-                elif pattern.subject == "who":
+                elif pattern.subject in ("who", "who-in"):
                     resolved = _who(m.group("who"), scope)
                     if resolved is None:
                         continue
@@ -1102,8 +1108,15 @@ def statements(
                     continue  # "my manager, Siobhan Keane": a manager, not a job title
                 if "transferred" in m.group(0) and value in orgs and value not in places:
                     continue  # "transferred to Elmstead General": an employer, not a home
-                if relation == "uses" and value in places:
-                    continue
+                if relation in ("uses", "owns") and (
+                    value in places
+                    or value in scope.people
+                    or value in found.get("PERSON", [])
+                    or value.split()[0] in _NOT_A_NAME
+                ):
+                    continue  # fmt: skip
+                if pattern.subject == "who-in" and value not in places:
+                    continue  # "I'm in meetings", "who's in Trados": not a place
                 if relation == "lives_in" and kind == "organization":
                     if re.search(r"\b(?:live|lives|living)\b", m.group(0)):
                         subject, kind = speaker, "person"

@@ -130,3 +130,23 @@ def test_a_hostile_line_is_read_in_short_pieces_and_only_its_head() -> None:
     assert all(len(p) <= SENTENCE_CHARS for p in pieces)
     assert sum(len(p) for p in pieces) <= READ_CHARS
     assert facts("A" * 99_000) == set()
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("Hello — Haruka Sato. I'm an equine vet.", "Haruka Sato"),
+        ("Good afternoon, Beatriz Oliveira here, executive chef.", "Beatriz Oliveira"),
+        ("hey it's tomasz wójcik, i've got a desk here", "Tomasz Wójcik"),
+        ("Hello, Thanks for the quick reply.", None),
+    ],
+)
+def test_greetings_introduce_the_speaker(line: str, name: str | None) -> None:
+    assert introduced_name(line) == name
+
+
+def test_a_person_is_never_a_tool_and_a_meeting_is_never_a_home() -> None:
+    scope = Scope("Priya Raman", lambda: "Globex", people=["Dev Patel"])
+    said = statements("We replaced Dev Patel with a new process. I'm in meetings all day.",
+                      "Priya Raman", scope=scope)  # fmt: skip
+    assert [(s.relation, s.object) for s in said] == []

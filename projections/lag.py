@@ -29,17 +29,24 @@ async def projection_lags(
     settings: TribalSettings, projections: list[Projection]
 ) -> list[ProjectionLag]:
     """Messages behind per projection (0 = caught up)."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, group_id=None)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=settings.kafka_bootstrap, group_id=None, fetch_max_wait_ms=50
+    )
     await consumer.start()
     try:
-        out: list[ProjectionLag] = []
-        for projection in projections:
-            tps = [
+        wanted = {
+            projection.name: [
                 TopicPartition(topic(short, settings), p)
                 for short in projection.topics
                 for p in range(TOPICS_BY_NAME[short].partition_count(settings))
             ]
-            ends = await log_ends(consumer, tps)
+            for projection in projections
+        }
+        every = sorted({tp for tps in wanted.values() for tp in tps})
+        ends = await log_ends(consumer, every)  # one probe for every projection
+        out: list[ProjectionLag] = []
+        for projection in projections:
+            tps = wanted[projection.name]
             positions = await projection.positions()
             behind = sum(
                 max(0, ends[tp] - positions.get((tp.topic, tp.partition), 0)) for tp in tps

@@ -65,7 +65,7 @@ class PartitionProgress:
 
 
 async def log_ends(
-    consumer: AIOKafkaConsumer, tps: list[TopicPartition], wait_s: float = 1.0
+    consumer: AIOKafkaConsumer, tps: list[TopicPartition], wait_s: float = 0.5
 ) -> dict[TopicPartition, int]:
     """The offset after each partition's last record. Tansu answers a high watermark of
     its last batch's base offset + 1 (100 records produced in one batch: 1), so the last
@@ -101,7 +101,9 @@ async def group_progress(
         for p in range(TOPICS_BY_NAME[short].partition_count(settings))
     ]
     admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
-    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, group_id=None)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=settings.kafka_bootstrap, group_id=None, fetch_max_wait_ms=50
+    )
     await admin.start()
     await consumer.start()
     try:

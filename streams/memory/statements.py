@@ -159,7 +159,32 @@ _MONEY = (
     r"(?: (?:a|per) (?:month|year|week|head|person))?)"
 )
 
+_PREF = (
+    r"(?:e-?mail|texts?|sms|phone(?: calls)?|calls?|whatsapp|WhatsApp|post|letters?|chat|"
+    r"[Mm]ornings?|[Aa]fternoons?|[Ee]venings?|[Ww]eekends?|[Ww]eekdays?|"
+    r"(?:[Mm]on|[Tt]ues|[Ww]ednes|[Tt]hurs|[Ff]ri|[Ss]atur|[Ss]un)days?)"
+)
 _THIRD_PARTY: tuple[Pattern, ...] = (
+    # preferences: what someone would rather have
+    _p(
+        "prefers",
+        rf"{_WHO}(?:'d| would)? (?:always |usually |much |really |also )?(?:prefers?|'d prefer|would prefer) (?:an? |the |to get |to have |having )?(?P<obj>[\w -]{{2,40}}?)(?= over\b| to \w+ ones\b| rather\b| than\b| if\b| when\b| because\b| as\b| so\b|[,.;!]|$)",
+        "who",
+    ),
+    _p(
+        "prefers",
+        rf"\b(?P<obj>{_PREF})(?: [a-z]+)? (?:is|are|'s) (?:much |far |usually |always |the )?(?:best|better|ideal|easiest|easier|preferred)\b",
+    ),
+    _p("prefers", rf"\b(?P<obj>{_PREF}) (?:suits?|works?) (?:me|us) (?:much |far )?better"),
+    _p(
+        "prefers",
+        r"\b(?P<obj>e-?mail|text|message|whatsapp|WhatsApp) (?P<who>me|her|him|us)\b[^.]{0,30}? (?:instead of|rather than)",
+        "who",
+    ),
+    _p(
+        "prefers",
+        r"\b(?:by|on|over|via) (?P<obj>e-?mail|text|whatsapp|WhatsApp|sms|phone|post) (?:rather than|instead of)\b",
+    ),
     *(pattern for relation, slot in _SLOTS.items() for pattern in _slot(relation, slot)),
     _p(
         "billing_contact",
@@ -938,7 +963,7 @@ def _who(raw: str, scope: Scope) -> tuple[str, str] | None:
     """The subject a ``who`` group names, and its kind; None when it names nothing."""
     word = raw.strip()
     low = word.casefold()
-    if low in ("i", "my"):
+    if low in ("i", "my", "me"):
         return scope.speaker, "person"
     if low in ("we", "our"):
         org = scope.org()

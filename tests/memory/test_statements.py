@@ -150,3 +150,9 @@ def test_a_person_is_never_a_tool_and_a_meeting_is_never_a_home() -> None:
     said = statements("We replaced Dev Patel with a new process. I'm in meetings all day.",
                       "Priya Raman", scope=scope)  # fmt: skip
     assert [(s.relation, s.object) for s in said] == []
+
+
+def test_preferences_are_what_someone_would_rather_have() -> None:
+    assert ("Priya Raman", "prefers", "aisle seat") in facts("I always prefer an aisle seat.")
+    assert ("Priya Raman", "prefers", "email") in facts("Please email me rather than call.")
+    assert ("Priya Raman", "prefers", "Mornings") in facts("Mornings are best for me.")

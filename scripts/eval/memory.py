@@ -189,18 +189,7 @@ def score(conversations: Sequence[dict[str, Any]], folded: Sequence[Folded]) -> 
                 wrong.append({"conv": conv["id"], "fact": f"{s} {r} {o}"})
         for change in conv.get("changes", []):
             changes += 1
-            new = [
-                rid
-                for s, r, o, rid in f.asserted
-                if r == change["relation"] and _same(change["new"], o)
-                and _subject_ok(change["subject"], s, conv)
-            ]  # fmt: skip
-            old = [
-                rid
-                for s, r, o, rid in f.asserted
-                if r == change["relation"] and _same(change["old"], o)
-                and _subject_ok(change["subject"], s, conv)
-            ]  # fmt: skip
+            new, old = (_stated(f, conv, change, change[side]) for side in ("new", "old"))
             current = any(rid not in f.closed for rid in new)
             closed = bool(old) and all(rid in f.closed for rid in old)
             changes_ok += current and closed
@@ -218,6 +207,15 @@ def score(conversations: Sequence[dict[str, Any]], folded: Sequence[Folded]) -> 
         "missed": missed,
         "wrong": wrong,
     }
+
+
+def _stated(f: Folded, conv: dict[str, Any], change: dict[str, Any], value: str) -> list[UUID]:
+    """The asserted facts that state ``value`` for the change's subject and relation."""
+    return [
+        rid
+        for s, r, o, rid in f.asserted
+        if r == change["relation"] and _same(value, o) and _subject_ok(change["subject"], s, conv)
+    ]
 
 
 def answer(

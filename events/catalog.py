@@ -30,6 +30,7 @@ TOPIC_EVENTS: dict[str, tuple[type[Event], ...]] = {
     "tribal.memory.turns": (TurnRecorded, SystemEventRecorded, MemoryForgotten),
     "tribal.tables.documented": (TableDocumented, DomainDocumented),
     "tribal.chunks": (DocumentChunked, DocumentRetracted),
+    "tribal.chunks.bulk": (DocumentChunked, DocumentRetracted),
     "tribal.embeddings": (ChunksEmbedded,),
     "tribal.memory.episodes": (EpisodeRecorded,),
     "tribal.memory.facts": (

@@ -38,6 +38,14 @@ def agents_for(settings: TribalSettings) -> list[AgentSpec]:
             processor=embedder,
             accepts=(DocumentChunked, DocumentRetracted),
             batch=(settings.embed_batch, settings.embed_within),
+            bulk="chunks.bulk",
+        ),
+        AgentSpec(
+            name="bulk_embedder",
+            source="chunks.bulk",
+            processor=embedder.bulk,
+            accepts=(DocumentChunked, DocumentRetracted),
+            batch=(settings.embed_batch, settings.embed_within),
         ),
         AgentSpec(
             name="table_embedder",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +46,10 @@ class AgentSpec:
     batch: tuple[int, float] | None = None
     """``(max events, max seconds)``: hand the processor lists of events (Faust's
     ``take_events``) instead of one event at a time."""
+    bulk: str | None = None
+    """The bulk lane (a short topic name): records read ``settings.bulk_backlog`` or more
+    behind the end of their partition are passed there unprocessed, for an agent whose
+    work yields to this one's (see :class:`streams.embedder.model.ModelLock`)."""
     wire: Callable[[faust.App, AgentSpec, EventSerde, TribalSettings], None] | None = None
     """Custom wiring for an agent that is more than one processor call per record (the
     documenter re-keys onto its own lane topic and keeps state); it replaces
@@ -143,11 +147,15 @@ def _wire(app: faust.App, spec: AgentSpec, serde: EventSerde, settings: TribalSe
             processed.inc()
             latency.observe((time.perf_counter() - t0) * 1000)
 
+    behind = _bulk_lane(app, spec, settings)
+
     async def batch_agent(stream: Any) -> None:
         assert spec.batch is not None
         size, within = spec.batch
         async for events in stream.take_events(size, within=within):
-            messages = [e.message for e in events]
+            messages = await behind([e.message for e in events])
+            if not messages:
+                continue
             batch = [Incoming(m.topic, m.partition, m.offset, m.key, m.value) for m in messages]
             t0 = time.perf_counter()
             # One span per batch, in the trace of its first record.
@@ -162,6 +170,41 @@ def _wire(app: faust.App, spec: AgentSpec, serde: EventSerde, settings: TribalSe
     chosen.__name__ = spec.name
     chosen.__qualname__ = spec.name
     app.agent(source, name=spec.name, concurrency=spec.concurrency, sink=None)(chosen)
+
+
+def _bulk_lane(
+    app: faust.App, spec: AgentSpec, settings: TribalSettings
+) -> Callable[[list[Any]], Awaitable[list[Any]]]:
+    """What passes a bulk load's messages on to ``spec.bulk`` and returns the live rest."""
+    backlog = settings.bulk_backlog
+    if spec.bulk is None or backlog <= 0:
+
+        async def everything(messages: list[Any]) -> list[Any]:
+            return messages
+
+        return everything
+    lane = topic(spec.bulk, settings)
+    passed = EVENTS_EMITTED.labels(topic=lane)
+
+    def lagging(message: Any) -> bool:
+        try:
+            end: int | None = app.consumer.highwater(message.tp)
+        except Exception:  # not assigned any more, or not fetched yet: treat as live
+            return False
+        return end is not None and end - message.offset - 1 >= backlog
+
+    async def pass_on(messages: list[Any]) -> list[Any]:
+        live = []
+        for message in messages:
+            if not lagging(message):
+                live.append(message)
+                continue
+            # The bytes as they came, headers and all: the bulk agent decodes them.
+            await app.producer.send(lane, message.key, message.value, None, None, _headers(message))
+            passed.inc()
+        return live
+
+    return pass_on
 
 
 def _headers(message: Any) -> list[tuple[str, bytes]] | None:

@@ -77,6 +77,11 @@ class TribalSettings(BaseSettings):
     embed_batch: int = Field(default=64, ge=1)
     embed_within: float = Field(default=0.2, gt=0)
     """Seconds the embedder waits to fill a batch."""
+    bulk_backlog: int = Field(default=32, ge=0)
+    """A ``chunks`` record read this many records or more behind the end of its
+    partition is part of a bulk load (an initial scan, a backfill, a replay): the
+    embedder passes it to the bulk lane (``chunks.bulk``), whose model calls wait for
+    live ones, so live changes are not queued behind it. 0 turns the bulk lane off."""
 
     archive_dir: Path | None = None
     """Where the topic archive lives. Default: ``data_dir / "archive"``."""

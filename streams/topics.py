@@ -55,6 +55,8 @@ TOPICS: tuple[TopicSpec, ...] = (
     ),
     TopicSpec("tables.documented", "table FQN", ("TableDocumented", "DomainDocumented"), False),
     TopicSpec("chunks", "document id", ("DocumentChunked", "DocumentRetracted"), False),
+    # A bulk load's chunks, passed on by the embedder to be embedded after live ones.
+    TopicSpec("chunks.bulk", "document id", ("DocumentChunked", "DocumentRetracted"), False),
     TopicSpec("embeddings", "document id", ("ChunksEmbedded",), False),
     TopicSpec("memory.episodes", "group_id", ("EpisodeRecorded", "MemoryForgotten"), False),
     TopicSpec(

@@ -14,14 +14,18 @@ from streams.wiring import Emit
 
 
 class EmbedderProcessor:
-    """The ``embedder`` agent: PostgreSQL-backed cache when a DSN is configured."""
+    """The ``embedder`` agent: PostgreSQL-backed cache when a DSN is configured.
+
+    :attr:`bulk` is the bulk lane's processor: the same model and cache, with model calls
+    that let this one's go first."""
 
     def __init__(self, settings: TribalSettings) -> None:
         self.settings = settings
         self._inner: DocumentEmbedder | None = None
+        self._background: DocumentEmbedder | None = None
         self._lock = asyncio.Lock()
 
-    async def _embedder(self) -> DocumentEmbedder:
+    async def _embedder(self, background: bool = False) -> DocumentEmbedder:
         async with self._lock:
             if self._inner is None:
                 cache: EmbeddingCache = MemoryEmbeddingCache()
@@ -29,7 +33,13 @@ class EmbedderProcessor:
                     cache = await PostgresEmbeddingCache.connect(self.settings.postgres_dsn)
                 model = embedder_for(self.settings.embedding_model, self.settings.embedding_backend)
                 self._inner = DocumentEmbedder(model, cache)
-        return self._inner
+                self._background = DocumentEmbedder(model, cache, background=True)
+        assert self._background is not None
+        return self._background if background else self._inner
 
     async def __call__(self, events: Sequence[Event]) -> list[Emit]:
         return await (await self._embedder())(events)
+
+    async def bulk(self, events: Sequence[Event]) -> list[Emit]:
+        """Vectors for the bulk lane (``chunks.bulk``)."""
+        return await (await self._embedder(background=True))(events)

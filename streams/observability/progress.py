@@ -26,6 +26,7 @@ AGENT_SOURCES = (
     "kb.articles",
     "memory.turns",
     "chunks",
+    "chunks.bulk",
     "tables.documented",
     "memory.episodes",
 )
@@ -33,7 +34,7 @@ AGENT_SOURCES = (
 
 ROLES: dict[str, tuple[str, ...]] = {
     "chunk": ("kb.articles", "files.changes"),
-    "embed": ("chunks", "tables.documented"),
+    "embed": ("chunks", "chunks.bulk", "tables.documented"),
     "document": ("schema.changes",),
     "memory": ("memory.turns", "memory.episodes"),
 }

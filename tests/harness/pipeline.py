@@ -51,6 +51,7 @@ def settings_env(settings: TribalSettings) -> dict[str, str]:
             "TRIBAL_CONSUMER_GROUP": settings.consumer_group,
             "TRIBAL_DEFAULT_PARTITIONS": str(settings.default_partitions),
             "TRIBAL_COMMIT_INTERVAL": str(settings.commit_interval),
+            "TRIBAL_BULK_BACKLOG": str(settings.bulk_backlog),
             "TRIBAL_LOG_LEVEL": "INFO",
             "HF_HUB_OFFLINE": "1",
         }

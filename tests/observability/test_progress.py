@@ -78,6 +78,7 @@ def test_worker_roles_split_the_agents_without_leaving_one_out() -> None:
     assert sum(len(names) for names in by_role) == len(everyone)
     assert {spec.name for spec in default_agents(settings, "embed")} == {
         "embedder",
+        "bulk_embedder",
         "table_embedder",
     }
     assert role_group(settings, "embed") == f"{settings.consumer_group}.embed"

@@ -56,7 +56,7 @@ async def partition_counts(bootstrap: str, names: list[str]) -> dict[str, int]:
         await admin.close()
 
 
-def test_the_topic_table_has_the_eleven_topics_of_the_architecture() -> None:
+def test_the_topic_table_has_the_eleven_topics_of_the_architecture_and_the_bulk_lane() -> None:
     assert [t.name for t in TOPICS] == [
         "schema.changes",
         "files.changes",
@@ -64,6 +64,7 @@ def test_the_topic_table_has_the_eleven_topics_of_the_architecture() -> None:
         "memory.turns",
         "tables.documented",
         "chunks",
+        "chunks.bulk",
         "embeddings",
         "memory.episodes",
         "memory.facts",

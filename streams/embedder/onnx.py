@@ -17,14 +17,18 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from streams.embedder.model import (
+    BACKGROUND_SLICE,
     DEFAULT_MODEL,
     ModelLock,
+    SentenceTransformerEmbedder,
     _shared_model,
     bundled_model_path,
     in_slices,
@@ -90,7 +94,7 @@ def export(model_dir: Path, target: Path) -> Path:
     sample = model.tokenizer(["an example"], return_tensors="pt")
     names = ["input_ids", "attention_mask", "token_type_ids"]
     target.parent.mkdir(parents=True, exist_ok=True)
-    raw = target.with_suffix(".raw.onnx")
+    raw = target.with_suffix(f".{os.getpid()}.raw.onnx")
     with torch.no_grad():
         torch.onnx.export(
             Encoder().eval(),
@@ -110,11 +114,26 @@ def export(model_dir: Path, target: Path) -> Path:
         hidden_size=int(config.hidden_size),
         opt_level=1,
     )
-    partial = target.with_suffix(".partial")
+    partial = target.with_suffix(f".{os.getpid()}.partial")
     fused.save_model_to_file(str(partial))
     partial.replace(target)
     raw.unlink(missing_ok=True)
     return target
+
+
+@contextmanager
+def _exclusive(folder: Path) -> Iterator[None]:
+    """Held by one process at a time (the processes of one stack start together, and
+    only one of them should spend the half minute an export takes)."""
+    import fcntl
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".export.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _session(onnx_path: Path) -> tuple[Any, ModelLock]:
@@ -152,6 +171,7 @@ class OnnxEmbedder:
         self._tokenizer: Any = None
         self._lock = ModelLock()
         self._dims: int | None = None
+        self._fallback: SentenceTransformerEmbedder | None = None
 
     def model_dir(self) -> Path:
         return self.path or (
@@ -159,6 +179,16 @@ class OnnxEmbedder:
         )
 
     def _load(self) -> Any:
+        """The session (``None`` once the model runs on the torch fallback instead)."""
+        if self._session is None and self._fallback is None:
+            try:
+                self._open()
+            except Exception as exc:  # no export possible here: the same model on torch
+                log.warning("ONNX embedding unavailable (%s): the model runs on torch", exc)
+                self._fallback = SentenceTransformerEmbedder(self.name, self.path)
+        return self._session
+
+    def _open(self) -> None:
         if self._session is None:
             from tokenizers import Tokenizer
 
@@ -166,7 +196,7 @@ class OnnxEmbedder:
             if not _mean_pooling(where):
                 raise ValueError(f"{where}: only mean-pooling models run on ONNX here")
             target = (self.cache or cache_root()) / _fingerprint(where) / "model.onnx"
-            with _EXPORTING:
+            with _EXPORTING, _exclusive(target.parent):
                 if not target.exists():
                     log.info("exporting %s to ONNX at %s (once)", self.name, target)
                     export(where, target)
@@ -176,12 +206,13 @@ class OnnxEmbedder:
             self._tokenizer = tokenizer
             self._session, self._lock = _session(target)
             self._dims = int(json.loads((where / "config.json").read_text())["hidden_size"])
-        return self._session
 
     @property
     def dims(self) -> int:
         if self._dims is None:
             self._load()
+        if self._fallback is not None:
+            return self._fallback.dims
         assert self._dims is not None
         return self._dims
 
@@ -189,18 +220,22 @@ class OnnxEmbedder:
         if not texts:
             return []
         session = self._load()
+        if self._fallback is not None:
+            return self._fallback.encode(texts)
         with self._lock:
             return in_slices(texts, self.batch_size, lambda part: self._run(session, part))
 
     def encode_background(self, texts: list[str]) -> list[list[float]]:
         """Like :meth:`encode`, each batch after any waiting live call on the model."""
         session = self._load()
+        if self._fallback is not None:
+            return self._fallback.encode_background(texts)
 
         def run(part: list[str]) -> list[list[float]]:
             with self._lock.background():
                 return self._run(session, part)
 
-        return in_slices(texts, self.batch_size, run)
+        return in_slices(texts, min(self.batch_size, BACKGROUND_SLICE), run)
 
     def _run(self, session: Any, texts: list[str]) -> list[list[float]]:
         """Unit vectors of ``texts``, padded to the longest of them."""

@@ -44,3 +44,26 @@ def test_the_backend_setting_picks_the_adapter() -> None:
         embedder_for("sentence-transformers/all-MiniLM-L6-v2", "torch"),
         SentenceTransformerEmbedder,
     )
+
+
+def test_onnx_is_the_default_backend() -> None:
+    from streams.settings import TribalSettings
+
+    assert TribalSettings.model_fields["embedding_backend"].default == "onnx"
+
+
+def test_an_export_that_cannot_be_written_runs_the_same_model_on_torch(tmp_path: Path) -> None:
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")  # the cache root is a file: no export can be stored under it
+    onnx = OnnxEmbedder(cache=blocked)
+    torch = SentenceTransformerEmbedder()
+    [vector] = onnx.encode(["How do I reset my password?"])
+    assert _cos(vector, torch.encode(["How do I reset my password?"])[0]) >= 0.9999
+    assert onnx.dims == 384
+    assert onnx.encode_background(TEXTS[:2]) == torch.encode_background(TEXTS[:2])
+
+
+def test_background_encoding_gives_the_foreground_vectors(tmp_path: Path) -> None:
+    onnx = OnnxEmbedder(cache=tmp_path)
+    for a, b in zip(onnx.encode_background(TEXTS), onnx.encode(TEXTS), strict=True):
+        assert _cos(a, b) >= 0.99999

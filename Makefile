@@ -61,6 +61,7 @@ bench: install bench-deps
 	$(BIN)/python -m scripts.bench_embedder
 	$(BIN)/python -m scripts.bench_index
 	$(BIN)/python -m scripts.bench_freshness
+	$(BIN)/python -m scripts.bench_live
 	$(BIN)/python -m scripts.bench_ingest_peer
 	$(BIN)/python -m scripts.bench_memory
 	@test ! -f scripts/bench_api.py || $(BIN)/python -m scripts.bench_api

@@ -7,7 +7,7 @@ worker (chunkers, the documenter, the embedders, the memory agents) → ``tribal
 installed Python source files (read at run time) is produced first; once it is chunked,
 and while its vectors are still being computed, live changes are sent one at a time:
 a help-desk article, a schema change, a single edited file and a memory turn. Each is
-timed from produce to "its vector is in the index". Target: p95 < 2 s.
+timed from produce to "its vector is in the index". Target: p95 < 2 s for each kind.
 
     python -m scripts.bench_live [--files 2000] [--rounds 8] [--quick]
 """
@@ -221,19 +221,26 @@ async def run(files: int, rounds: int, scratch: Path) -> dict[str, object]:
             load = backfill_files(files)
             t_load = time.perf_counter()
             await pipe.produce("files.changes", [(f.key, f) for f in load])
-            # Chunked: every backfill document is in the index (its vectors may not be).
-            indexed = 0
+            # Chunked: the backfill's documents are in the index (their vectors need not
+            # be), and no more are coming.
+            indexed, last_change = 0, time.perf_counter()
             deadline = time.perf_counter() + 600
-            while indexed < len(load) * 0.95 and time.perf_counter() < deadline:
-                await asyncio.sleep(1.0)
-                indexed, _ = await probe.backfill()
-            chunked_s = time.perf_counter() - t_load
+            while time.perf_counter() < deadline:
+                await asyncio.sleep(0.5)
+                now, _ = await probe.backfill()
+                if now != indexed:
+                    indexed, last_change = now, time.perf_counter()
+                elif indexed >= len(load) * 0.9 and time.perf_counter() - last_change > 2:
+                    break
+            chunked_s = last_change - t_load
             _, pending_start = await probe.backfill()
             samples: dict[str, list[float]] = {k: [] for k in KINDS}
             pending_seen: list[int] = []
             for n in range(rounds):
                 for kind in KINDS:
-                    samples[kind].append(await send_live(pipe, probe, kind, n, timeout=120))
+                    took = await send_live(pipe, probe, kind, n, timeout=120)
+                    samples[kind].append(took)
+                    print(f"  round {n} {kind}: {took:.3f} s", flush=True)
                     pending_seen.append((await probe.backfill())[1])
                     await asyncio.sleep(0.5)
             _, pending_end = await probe.backfill()
@@ -267,7 +274,7 @@ async def run(files: int, rounds: int, scratch: Path) -> dict[str, object]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--keep", action="store_true", help="Keep the scratch directory.")
     parser.add_argument("--out", type=Path, default=ROOT / "bench-results" / "live.json")
@@ -282,7 +289,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"scratch kept: {scratch}")
         else:
             shutil.rmtree(scratch, ignore_errors=True)
-    met = bool(result["every_change_under_backfill"]) and float(str(result["p95_s"])) < TARGET_P95_S
+    by_kind = result["by_kind"]
+    assert isinstance(by_kind, dict)
+    met = bool(result["every_change_under_backfill"]) and all(
+        row["p95_s"] < TARGET_P95_S for row in by_kind.values()
+    )
     doc = {
         "benchmark": "live changes → searchable with their vector, during a file backfill",
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
@@ -298,8 +309,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     for col in ("kind", "changes", "p50_s", "p95_s", "max_s"):
         table.add_column(col, justify="right")
-    by_kind = result["by_kind"]
-    assert isinstance(by_kind, dict)
     for kind, row in by_kind.items():
         table.add_row(kind, *(str(row[c]) for c in ("changes", "p50_s", "p95_s", "max_s")))
     console = Console()

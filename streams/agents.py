@@ -45,7 +45,9 @@ def agents_for(settings: TribalSettings) -> list[AgentSpec]:
             source="chunks.bulk",
             processor=embedder.bulk,
             accepts=(DocumentChunked, DocumentRetracted),
-            batch=(settings.embed_batch, settings.embed_within),
+            # Whole files (tens of chunks each): a smaller batch shows progress and
+            # commits sooner.
+            batch=(max(1, settings.embed_batch // 8), settings.embed_within),
         ),
         AgentSpec(
             name="table_embedder",

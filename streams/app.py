@@ -33,6 +33,10 @@ from streams.wiring import BatchProcessor, Handler, Incoming, Processor, Record
 
 log = logging.getLogger(__name__)
 
+TAIL_GAP_S = 0.5
+"""A record produced within this long after the last one passed to a bulk lane belongs
+to the same load."""
+
 
 @dataclass(frozen=True)
 class AgentSpec:
@@ -185,19 +189,23 @@ def _bulk_lane(
         return everything
     lane = topic(spec.bulk, settings)
     passed = EVENTS_EMITTED.labels(topic=lane)
-    # Per partition, the end of the log as last seen while passing records on: the rest
-    # of that load (its tail, read close to the end) goes to the bulk lane too.
-    burst_ends: dict[Any, int] = {}
+    # Per partition, the produce time of the last record passed on: a record produced
+    # within TAIL_GAP_S of it continues the same load (its tail, read close to the end of
+    # the log, goes to the bulk lane too); one produced after a pause is live.
+    last_passed: dict[Any, float] = {}
 
     def lagging(message: Any) -> bool:
         try:
             end: int | None = app.consumer.highwater(message.tp)
         except Exception:  # not assigned any more, or not fetched yet: treat as live
             return False
-        if end is not None and end - message.offset - 1 >= backlog:
-            burst_ends[message.tp] = max(burst_ends.get(message.tp, 0), end)
+        stamp = float(message.timestamp or 0.0)
+        behind = end is not None and end - message.offset - 1 >= backlog
+        previous = last_passed.get(message.tp)
+        if behind or (previous is not None and stamp - previous <= TAIL_GAP_S):
+            last_passed[message.tp] = max(stamp, previous or 0.0)
             return True
-        return message.offset < burst_ends.get(message.tp, 0)
+        return False
 
     async def pass_on(messages: list[Any]) -> list[Any]:
         live = []

@@ -39,6 +39,9 @@ class TribalSettings(BaseSettings):
     postgres_dsn: str = ""
     weaviate_url: str = ""
     weaviate_grpc_port: int = 50051
+    weaviate_prefix: str = Field(default="Tribal", pattern=r"^[A-Z][A-Za-z0-9]*$")
+    """Start of every collection and alias name: two Tribals (or two test runs) on one
+    Weaviate each keep their own, as ``topic_prefix`` keeps their topics apart."""
 
     api_host: str = "127.0.0.1"
     api_port: int = 8765
@@ -80,8 +83,8 @@ class TribalSettings(BaseSettings):
     """Seconds the embedder waits to fill a batch."""
     bulk_backlog: int = Field(default=32, ge=0)
     """A ``chunks`` record read this many records or more behind the end of its
-    partition is part of a bulk load (an initial scan, a backfill, a replay), and so is
-    the rest of the log as it stood then (the load's tail): the embedder passes them to
+    partition is part of a bulk load (an initial scan, a backfill, a replay), and so are
+    the records produced without a pause after it (the load's tail): the embedder passes them to
     the bulk lane (``chunks.bulk``), whose model calls wait for live ones, so live
     changes are not queued behind the load. 0 turns the bulk lane off."""
 

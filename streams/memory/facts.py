@@ -29,7 +29,7 @@ from events.memory import EpisodeRecorded
 from streams.memory import metrics
 from streams.memory.dedup import EntityDeduplicator, merge_entities, normalise
 from streams.memory.extraction import EntityExtractionResult
-from streams.memory.temporal import FactVersion, place
+from streams.memory.temporal import Interval, Statement, intervals
 
 FACTS_NAMESPACE = UUID("0b7c9f52-51d4-5a52-8d0e-3f6c2f1a9e77")
 
@@ -88,9 +88,14 @@ def extracted_event(
 
 @dataclass
 class GroupFacts:
-    """What one group knows beyond its entities: relationship timelines, episodes seen."""
+    """What one group knows beyond its entities: every statement of each relationship
+    timeline, the facts published from them, episodes seen."""
 
-    timelines: dict[tuple[UUID, str], list[FactVersion]] = field(default_factory=dict)
+    statements: dict[tuple[UUID, str], list[Statement]] = field(default_factory=dict)
+    said: dict[UUID, RelationshipAsserted] = field(default_factory=dict)
+    """Each statement as the fact it asserts (its content, episode and start)."""
+    published: dict[UUID, Interval] = field(default_factory=dict)
+    """Each fact as the events so far have told it."""
     episodes: set[UUID] = field(default_factory=set)
 
 
@@ -155,73 +160,71 @@ class FactsFold:
     ) -> list[Event]:
         source = canonical.get(rel.source_entity_id, rel.source_entity_id)
         target = canonical.get(rel.target_entity_id, rel.target_entity_id)
-        if source == target:
+        if source == target or rel.relationship_id in g.said:
             return []
         valid_from = rel.valid_from or raw.occurred_at
-        key = (source, rel.relation_type)
-        new = FactVersion(rel.relationship_id, target, valid_from)
-        single = rel.relation_type in self.single_valued
-        g.timelines[key], placed = place(g.timelines.get(key, []), new, single)
-        replaced = self._replaced(g, raw, key, rel, target, valid_from)
-        if placed.asserted is None and not replaced:
-            return []
-        if placed.asserted is None:  # already held; what it replaced closes now
-            return replaced
-        metrics.RELATIONSHIPS_CREATED.labels(rel.relation_type).inc()
-        asserted = RelationshipAsserted(
+        seq = len(g.said)  # arrival order: a fact keeps the id of its first statement
+        g.said[rel.relationship_id] = RelationshipAsserted(
             group_id=raw.group_id, relationship_id=rel.relationship_id,
             source_entity_id=source, target_entity_id=target,
             relation_type=rel.relation_type, fact=rel.fact, confidence=rel.confidence,
-            episode_id=raw.episode_id, valid_from=valid_from, valid_to=placed.asserted.valid_to,
+            episode_id=raw.episode_id, valid_from=valid_from,
         )  # fmt: skip
-        return [
-            asserted,
-            *(
-                RelationshipInvalidated(
-                    group_id=raw.group_id, relationship_id=c.relationship_id,
-                    valid_to=c.valid_to, invalidated_by=c.invalidated_by,
-                    reason=f"superseded: {rel.relation_type}", episode_id=raw.episode_id,
-                )
-                for c in placed.invalidated
-            ),
-            *replaced,
-        ]  # fmt: skip
+        key = (source, rel.relation_type)
+        timeline = g.statements.setdefault(key, [])
+        timeline.append(
+            Statement(rel.relationship_id, target, valid_from, seq, replaces=rel.replaces)
+        )
+        return self._publish(g, raw.group_id, timeline, rel.relation_type)
 
-    def _replaced(
-        self,
-        g: GroupFacts,
-        raw: EntitiesExtracted,
-        key: tuple[UUID, str],
-        rel: ExtractedRelationship,
-        target: UUID,
-        at: datetime,
+    def _publish(
+        self, g: GroupFacts, group_id: str, timeline: list[Statement], relation: str
     ) -> list[Event]:
-        """Close the open fact whose target the statement names as replaced ("switched
-        from Square to Stripe" closes "uses Square"), whatever the relation's arity."""
-        if not rel.replaces:
-            return []
-        names = self.dedup.groups.get(raw.group_id)
-        wanted = normalise(rel.replaces)
-        out: list[Event] = []
-        timeline = g.timelines.get(key, [])
-        for i, f in enumerate(timeline):
-            if f.target == target or f.valid_from > at:
-                continue
-            if f.valid_to is not None and f.valid_to <= at:
-                continue
-            entity = names.entities.get(f.target) if names is not None else None
-            if entity is None or not _names_same(normalise(entity.name), wanted):
-                continue
-            timeline[i] = FactVersion(f.relationship_id, f.target, f.valid_from, at)
-            out.append(
-                RelationshipInvalidated(
-                    group_id=raw.group_id, relationship_id=f.relationship_id, valid_to=at,
-                    invalidated_by=rel.relationship_id,
-                    reason=f"replaced: {rel.relation_type} {rel.replaces}",
-                    episode_id=raw.episode_id,
+        """The events that bring the published facts of ``timeline`` to what its
+        statements now make: new facts and corrected starts (asserted), then ends."""
+        names = self.dedup.groups.get(group_id)
+
+        def named(target: UUID, name: str) -> bool:
+            entity = names.entities.get(target) if names is not None else None
+            return entity is not None and _names_same(normalise(entity.name), normalise(name))
+
+        asserted: list[Event] = []
+        closed: list[Event] = []
+        for fact in intervals(timeline, relation in self.single_valued, named):
+            old = g.published.get(fact.relationship_id)
+            g.published[fact.relationship_id] = fact
+            said = g.said[fact.relationship_id]
+            if (
+                old is None
+                or old.valid_from != fact.valid_from
+                or (fact.valid_to is None and old.valid_to is not None)
+            ):
+                if old is None:
+                    metrics.RELATIONSHIPS_CREATED.labels(relation).inc()
+                asserted.append(
+                    said.model_copy(
+                        update={"valid_from": fact.valid_from, "valid_to": fact.valid_to}
+                    )
                 )
-            )  # fmt: skip
-        return out
+            elif fact.valid_to is not None and (old.valid_to, old.invalidated_by) != (
+                fact.valid_to, fact.invalidated_by,
+            ):  # fmt: skip
+                closed.append(self._closed(g, group_id, fact, relation))
+        return [*asserted, *closed]
+
+    @staticmethod
+    def _closed(g: GroupFacts, group_id: str, fact: Interval, relation: str) -> Event:
+        by = fact.closed_by
+        assert by is not None
+        assert fact.valid_to is not None
+        reason = (
+            f"replaced: {relation} {by.replaces}" if fact.replaced else f"superseded: {relation}"
+        )
+        return RelationshipInvalidated(
+            group_id=group_id, relationship_id=fact.relationship_id, valid_to=fact.valid_to,
+            invalidated_by=fact.invalidated_by, reason=reason,
+            episode_id=g.said[by.relationship_id].episode_id,
+        )  # fmt: skip
 
 
 def _names_same(held: str, named: str) -> bool:

@@ -1,72 +1,109 @@
-"""Temporal facts: where a new statement goes in a relationship's timeline (pure).
+"""Temporal facts: the intervals a relationship's statements make, read in world time (pure).
 
-A timeline holds the versions of one (source entity, relation). For a single-valued
-relation (an address, an employer, a status) at most one target holds at any instant:
+A timeline holds every statement of one (source entity, relation). :func:`intervals`
+reads them in world-time order (``valid_from``; ties in arrival order), whatever order
+they arrived in, so a conversation imported late or shuffled ends in the same facts:
 
-* a statement of what already holds is a restatement and changes nothing;
-* a newer, different target closes the current fact at the new ``valid_from``
-  (``RelationshipInvalidated``: kept, never deleted) and holds from then on;
-* a late statement (``valid_from`` older than facts already known) is placed in
-  time: it closes the fact it interrupts and itself ends where the next one starts.
+* for a single-valued relation (an address, an employer, a status) at most one target
+  holds at any instant: a statement of what already holds is a restatement and changes
+  nothing; a different target closes the current fact where it starts;
+* for a multi-valued relation (ordered, uses) a statement adds a target that is not
+  already open; a statement that names what it replaces ("switched from Square to
+  Stripe") closes that open target.
 
-For a multi-valued relation (ordered, uses) a statement only adds a target that is
-not already open.
+Each interval keeps the id of the statement of it that *arrived* first, so what was
+already published keeps its id when an older statement arrives late: the late one
+moves the interval's start back (a correction) instead of becoming a second fact.
 """
 
 from __future__ import annotations
 
-import bisect
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
 
 
 @dataclass(frozen=True)
-class FactVersion:
-    """One known fact of a timeline."""
+class Statement:
+    """One statement that ``target`` holds from ``valid_from``; ``seq``: arrival order."""
+
+    relationship_id: UUID
+    target: UUID
+    valid_from: datetime
+    seq: int
+    replaces: str | None = None
+    """The name of the value it says it replaces (closes it even when many-valued)."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A fact: ``target`` held from ``valid_from`` until ``valid_to`` (None: still holds)."""
 
     relationship_id: UUID
     target: UUID
     valid_from: datetime
     valid_to: datetime | None = None
+    invalidated_by: UUID | None = None
+    """The interval (relationship) whose statement closed this one."""
+    closed_by: Statement | None = None
+    replaced: bool = False
+    """Closed because a statement named it as replaced (else superseded)."""
 
 
-@dataclass(frozen=True)
-class Invalidation:
-    relationship_id: UUID
-    valid_to: datetime
-    invalidated_by: UUID
+@dataclass
+class _Open:
+    members: list[Statement]
+    valid_to: datetime | None = None
+    closer: Statement | None = None
+    replaced: bool = False
+    first: Statement = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.first = self.members[0]
+
+    def close(self, by: Statement, replaced: bool) -> None:
+        self.valid_to, self.closer, self.replaced = by.valid_from, by, replaced
 
 
-@dataclass(frozen=True)
-class Placement:
-    """What a statement does: the fact to assert (if any) and the facts it closes."""
+def intervals(
+    statements: Sequence[Statement],
+    single_valued: bool,
+    named: Callable[[UUID, str], bool] = lambda _target, _name: False,
+) -> list[Interval]:
+    """The facts ``statements`` make, by ``valid_from``; ``named(target, name)`` says
+    whether ``name`` (a statement's ``replaces``) names ``target``."""
+    made: list[_Open] = []
+    holding: dict[UUID, _Open] = {}  # target -> its open interval
+    for s in sorted(statements, key=lambda s: (s.valid_from, s.seq)):
+        if single_valued:
+            current = next(iter(holding.values()), None)
+            if current is not None and current.first.target == s.target:
+                current.members.append(s)
+                continue
+            if current is not None:
+                current.close(s, replaced=False)
+                holding.clear()
+        elif s.target in holding:
+            holding[s.target].members.append(s)
+        if s.target not in holding:
+            holding[s.target] = _Open([s])
+            made.append(holding[s.target])
+        if s.replaces and not single_valued:
+            for target, other in list(holding.items()):
+                if target != s.target and named(target, s.replaces):
+                    other.close(s, replaced=True)
+                    del holding[target]
+    owner = {m.relationship_id: _id(o) for o in made for m in o.members}
+    return [
+        Interval(
+            relationship_id=_id(o), target=o.first.target, valid_from=o.first.valid_from,
+            valid_to=o.valid_to, closed_by=o.closer, replaced=o.replaced,
+            invalidated_by=owner.get(o.closer.relationship_id) if o.closer else None,
+        )
+        for o in made
+    ]  # fmt: skip
 
-    asserted: FactVersion | None
-    invalidated: tuple[Invalidation, ...] = ()
 
-
-def place(
-    timeline: list[FactVersion], new: FactVersion, single_valued: bool
-) -> tuple[list[FactVersion], Placement]:
-    """The timeline after ``new`` and what changed; ``timeline`` is sorted by ``valid_from``."""
-    if not single_valued:
-        if any(f.target == new.target and f.valid_to is None for f in timeline):
-            return timeline, Placement(None)
-        return sorted([*timeline, new], key=lambda f: f.valid_from), Placement(new)
-    starts = [f.valid_from for f in timeline]
-    at = bisect.bisect_right(starts, new.valid_from)
-    prev = timeline[at - 1] if at > 0 else None
-    after = timeline[at] if at < len(timeline) else None
-    if (prev is not None and prev.target == new.target) or (
-        after is not None and after.target == new.target and prev is None
-    ):
-        return timeline, Placement(None)  # already known to hold then
-    placed = replace(new, valid_to=after.valid_from if after is not None else None)
-    closed: list[Invalidation] = []
-    out = list(timeline)
-    if prev is not None and (prev.valid_to is None or prev.valid_to > new.valid_from):
-        closed.append(Invalidation(prev.relationship_id, new.valid_from, new.relationship_id))
-        out[at - 1] = replace(prev, valid_to=new.valid_from)
-    out.insert(at, placed)
-    return out, Placement(placed, tuple(closed))
+def _id(interval: _Open) -> UUID:
+    return min(interval.members, key=lambda m: m.seq).relationship_id

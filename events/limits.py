@@ -30,6 +30,9 @@ TURN_ID_MAX = 64
 EVENT_TYPE_MAX = 128
 """Characters of a system event's ``event_type`` (a label such as ``tool_run``)."""
 
+SPEAKER_MAX = 200
+"""Characters of a turn's ``speaker``: a person's name as the conversation shows it."""
+
 METADATA_MAX_ENTRIES = 32
 """Entries of a turn's or event's ``metadata``."""
 

@@ -13,13 +13,18 @@ from uuid import UUID, uuid4, uuid5
 from pydantic import Field, model_validator
 
 from events.base import MemoryEvent
-from events.limits import EVENT_TYPE_MAX
+from events.limits import EVENT_TYPE_MAX, SPEAKER_MAX
 from events.text import CleanText
 from events.types import Metadata, Vector
 
 
 class TurnRecorded(MemoryEvent):
-    """An agent conversation turn: the user's message and the agent's response."""
+    """A conversation turn: what someone said (``user_message``) and the agent's response.
+
+    ``occurred_at`` is when the turn was said (world time), which an import or a late
+    producer sets to the past; ``speaker`` names who said ``user_message`` when a
+    conversation has named people (any number of them per group).
+    """
 
     # Text refuses control characters (events.text) and metadata is bounded
     # (events.limits): a hostile record produced straight to the topic is dead-lettered
@@ -30,6 +35,11 @@ class TurnRecorded(MemoryEvent):
     user_message: CleanText
     agent_response: CleanText
     metadata: Metadata = Field(default_factory=dict)
+    speaker: CleanText | None = Field(
+        default=None,
+        max_length=SPEAKER_MAX,
+        description="Who said user_message, in their own name (default: the user).",
+    )
 
 
 class SystemEventRecorded(MemoryEvent):

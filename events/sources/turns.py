@@ -5,6 +5,10 @@ episode (embedding), extraction and summaries are derived downstream, so the cal
 never waits for an LLM. The topic is keyed by ``group_id``, so every conversation is
 one ordered lane.
 
+A turn or event may say when it happened (``occurred_at``: an import, a late producer);
+everything derived from it (episode, facts' validity, summaries) keeps that time, not
+the time it arrived. A turn may name its ``speaker``.
+
 Input the event models refuse (control characters, metadata over its limits, see
 :mod:`events.text` and :mod:`events.limits`) raises :class:`IngestionError` with the
 code the HTTP API answers too (``INVALID_TEXT``, ``INVALID_GROUP_ID``, ...).
@@ -14,12 +18,13 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
-from events.limits import MESSAGE_MAX
+from events.limits import MESSAGE_MAX, SPEAKER_MAX
 from events.memory import (
     MemoryForgotten,
     SystemEventRecorded,
@@ -28,7 +33,7 @@ from events.memory import (
 )
 from events.problems import problem_of
 from events.sources.sink import EventSink
-from events.types import TENANT_PATTERN, group_id_problem, shown
+from events.types import TENANT_PATTERN, group_id_problem, shown, utcnow
 from streams.observability.logs import get_logger
 from streams.observability.metrics import INGESTION_LATENCY
 from streams.observability.tracing import span
@@ -38,6 +43,8 @@ log = get_logger(__name__)
 TOPIC = "memory.turns"
 _TENANT = re.compile(TENANT_PATTERN)
 E = TypeVar("E", TurnRecorded, SystemEventRecorded, MemoryForgotten)
+CLOCK_SKEW = timedelta(minutes=5)
+"""How far ahead of this clock an ``occurred_at`` may be (a producer's clock runs fast)."""
 
 
 class IngestionError(ValueError):
@@ -50,7 +57,11 @@ class IngestionError(ValueError):
 
 
 class Turn(BaseModel):
-    """One conversation turn: what the user said and what the agent answered."""
+    """One conversation turn: what someone said and what the agent answered.
+
+    ``occurred_at``: when it was said (default: now); an import gives the past.
+    ``speaker``: who said ``user_message`` (default: the user, unnamed).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -58,6 +69,8 @@ class Turn(BaseModel):
     agent_response: str = ""
     turn_id: UUID | None = None
     metadata: dict[str, str] = Field(default_factory=dict)
+    occurred_at: AwareDatetime | None = None
+    speaker: str | None = None
 
 
 class Session(BaseModel):
@@ -114,6 +127,34 @@ def _bounded(**texts: str) -> None:
             )
 
 
+def _when(occurred_at: datetime | None) -> dict[str, datetime]:
+    """The ``occurred_at`` field of an event (none: the event's own now), refusing naive
+    times and times ahead of this clock by more than :data:`CLOCK_SKEW`."""
+    if occurred_at is None:
+        return {}
+    if occurred_at.utcoffset() is None:
+        raise IngestionError(
+            "INVALID_REQUEST", "occurred_at needs a timezone (e.g. 2024-05-01T09:30:00Z)"
+        )
+    if occurred_at - utcnow() > CLOCK_SKEW:
+        raise IngestionError(
+            "INVALID_REQUEST", f"occurred_at {occurred_at.isoformat()} is in the future"
+        )
+    return {"occurred_at": occurred_at}
+
+
+def _speaker(speaker: str | None) -> dict[str, str]:
+    if speaker is None:
+        return {}
+    if not speaker.strip():
+        raise IngestionError("INVALID_REQUEST", "speaker is empty; leave it out instead")
+    if len(speaker) > SPEAKER_MAX:
+        raise IngestionError(
+            "INVALID_REQUEST", f"speaker is {len(speaker)} characters; at most {SPEAKER_MAX}"
+        )
+    return {"speaker": speaker.strip()}
+
+
 def _event(model: type[E], /, **fields: Any) -> E:
     """The event, or the :class:`IngestionError` its model's refusal means."""
     try:
@@ -121,6 +162,24 @@ def _event(model: type[E], /, **fields: Any) -> E:
     except ValidationError as exc:
         problem = problem_of(exc)
         raise IngestionError(problem.code, problem.message) from exc
+
+
+def turn_event(turn: Turn, session: Session) -> TurnRecorded:
+    """The ``TurnRecorded`` event of ``turn``, or the :class:`IngestionError` that
+    refuses it (what :meth:`MemoryIngestor.ingest_turn` sends, without sending it)."""
+    group_id = validate_group_id(session.group_id)
+    _bounded(user_message=turn.user_message, agent_response=turn.agent_response)
+    extra: dict[str, Any] = {} if turn.turn_id is None else {"turn_id": turn.turn_id}
+    return _event(
+        TurnRecorded,
+        group_id=group_id,
+        user_message=turn.user_message,
+        agent_response=turn.agent_response,
+        metadata=turn.metadata,
+        **extra,
+        **_when(turn.occurred_at),
+        **_speaker(turn.speaker),
+    )
 
 
 class MemoryIngestor:
@@ -162,18 +221,8 @@ class MemoryIngestor:
         return receipt
 
     async def _ingest_turn(self, turn: Turn, session: Session) -> Receipt:
-        group_id = validate_group_id(session.group_id)
-        _bounded(user_message=turn.user_message, agent_response=turn.agent_response)
-        extra = {} if turn.turn_id is None else {"turn_id": turn.turn_id}
-        event = _event(
-            TurnRecorded,
-            group_id=group_id,
-            user_message=turn.user_message,
-            agent_response=turn.agent_response,
-            metadata=turn.metadata,
-            **extra,
-        )
-        return await self._send(group_id, event)
+        event = turn_event(turn, session)
+        return await self._send(event.group_id, event)
 
     async def ingest_event(
         self,
@@ -181,18 +230,25 @@ class MemoryIngestor:
         content: str,
         group_id: str,
         metadata: dict[str, Any] | None = None,
+        occurred_at: datetime | None = None,
     ) -> Receipt:
-        """Record a system event (tool run, scenario transition, error)."""
+        """Record a system event (tool run, scenario transition, error) that happened
+        at ``occurred_at`` (default: now)."""
         t0 = time.perf_counter()
         with span("memory.ingest_event", group_id=group_id, event_type=event_type):
-            receipt = await self._ingest_event(event_type, content, group_id, metadata)
+            receipt = await self._ingest_event(event_type, content, group_id, metadata, occurred_at)
         INGESTION_LATENCY.labels(operation="ingest_event").observe(
             (time.perf_counter() - t0) * 1000
         )
         return receipt
 
     async def _ingest_event(
-        self, event_type: str, content: str, group_id: str, metadata: dict[str, Any] | None
+        self,
+        event_type: str,
+        content: str,
+        group_id: str,
+        metadata: dict[str, Any] | None,
+        occurred_at: datetime | None,
     ) -> Receipt:
         validate_group_id(group_id)
         if not event_type:
@@ -206,6 +262,7 @@ class MemoryIngestor:
             event_type=event_type,
             content=content,
             metadata={k: str(v) for k, v in (metadata or {}).items()},
+            **_when(occurred_at),
         )
         return await self._send(group_id, event)
 

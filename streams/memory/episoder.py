@@ -32,10 +32,10 @@ Source = TurnRecorded | SystemEventRecorded
 
 
 def turn_content(turn: TurnRecorded) -> str:
-    """What a turn's episode holds: both sides, labelled."""
-    if not turn.agent_response:
-        return f"User: {turn.user_message}"
-    return f"User: {turn.user_message}\nAgent: {turn.agent_response}"
+    """What a turn's episode holds: both sides, each labelled with who said it (the
+    speaker's own name when the turn names one, else ``User``)."""
+    said = f"{turn.speaker or 'User'}: {turn.user_message}"
+    return f"{said}\nAgent: {turn.agent_response}" if turn.agent_response else said
 
 
 def episode_of(
@@ -48,6 +48,8 @@ def episode_of(
     if isinstance(event, TurnRecorded):
         content, content_type, source = turn_content(event), "message", "user"
         meta = {**event.metadata, "turn_id": str(event.turn_id)}
+        if event.speaker:
+            meta["speaker"] = event.speaker
     else:
         content, content_type, source = event.content, "event", "system"
         meta = {**event.metadata, "event_type": event.event_type}

@@ -80,9 +80,10 @@ SYSTEM = (
     "team_size, prefers, language, timezone, budget, birthday, ordered, contains. "
     "Give each a confidence: "
     "high when stated explicitly, medium when implied, low when guessed. "
-    "'I'/'my' in a User line is the speaker: the name they introduce, else the speaker "
-    "known from earlier turns, else the user named in the metadata; 'we'/'our' is the "
-    "speaker's organisation when known. " + FENCE_RULE
+    "A line that starts with a person's name (metadata.speaker) is that person speaking, "
+    "and 'I'/'my' in it is them. 'I'/'my' in a User line is the speaker: the name they "
+    "introduce, else the speaker known from earlier turns, else the user named in the "
+    "metadata; 'we'/'our' is the speaker's organisation when known. " + FENCE_RULE
 )
 
 

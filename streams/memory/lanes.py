@@ -66,6 +66,8 @@ class ExtractorLane(MemoryLane):
         """Per group, what its earlier turns established: ``speaker`` (who "I" is),
         ``organisation`` (who "we" is) and ``people`` (the full names said, ``|``-joined,
         for "he", "she" and first names); rebuilt from the raw extractions on replay."""
+        self.organisations: dict[str, dict[str, str]] = {}
+        """Per group, where each named speaker said they work (who "we" is for them)."""
 
     def groups(self) -> list[str]:
         return list({*self.fold.groups, *self.fold.dedup.groups})
@@ -82,14 +84,31 @@ class ExtractorLane(MemoryLane):
                 people.append(e.name)
         if people:
             known["people"] = "|".join(people[-20:])
+        speakers = {e.entity_id for e in raw.entities if e.attributes.get(SPEAKER) == "true"}
         for r in raw.relationships:
-            if r.relation_type == "works_at" and names.get(r.source_entity_id) == known.get(
-                "speaker"
-            ):
-                known["organisation"] = names.get(r.target_entity_id, "")
+            if r.relation_type != "works_at" or r.source_entity_id not in speakers:
+                continue
+            who, where = names.get(r.source_entity_id, ""), names.get(r.target_entity_id, "")
+            self.organisations.setdefault(raw.group_id, {})[who] = where
+            if who == known.get("speaker"):
+                known["organisation"] = where
+
+    def known(self, episode: EpisodeRecorded) -> dict[str, str]:
+        """What the turns before ``episode`` established for it: for a turn of a named
+        speaker, "we" is that speaker's organisation, not the last speaker's."""
+        known = dict(self.established.get(episode.group_id, {}))
+        speaker = episode.source_metadata.get(SPEAKER)
+        if speaker:
+            known.pop("speaker", None)
+            known.pop("organisation", None)
+            organisation = self.organisations.get(episode.group_id, {}).get(speaker)
+            if organisation:
+                known["organisation"] = organisation
+        return known
 
     def drop_group(self, group_id: str) -> None:
         self.established.pop(group_id, None)
+        self.organisations.pop(group_id, None)
         self.fold.groups.pop(group_id, None)
         self.fold.dedup.groups.pop(group_id, None)
         for episode_id in [k for k, v in self.known_raw.items() if v.group_id == group_id]:
@@ -100,6 +119,7 @@ class ExtractorLane(MemoryLane):
             self.fold.groups.pop(group_id, None)
             self.fold.dedup.groups.pop(group_id, None)
             self.established.pop(group_id, None)
+            self.organisations.pop(group_id, None)
         for event in known:
             if isinstance(event, EntitiesExtracted):
                 self.known_raw.setdefault(event.episode_id, event)
@@ -145,9 +165,7 @@ class ExtractorLane(MemoryLane):
         async def conversation(turns: list[EpisodeRecorded]) -> None:
             for e in turns:
                 async with limit:
-                    [result] = await self.extractor.extract_batch(
-                        [e], lambda ep: dict(self.established.get(ep.group_id, {}))
-                    )
+                    [result] = await self.extractor.extract_batch([e], self.known)
                 raw = extracted_event(e, result)
                 self.learn(raw)
                 made[e.episode_id] = raw

@@ -98,13 +98,14 @@ def _mentions(text: str, gazetteer: dict[str, str]) -> list[Mention]:
     return sorted(found, key=lambda f: f.start)
 
 
-def _lines(content: str) -> list[tuple[str, str]]:
-    """(speaker, text) pairs; a system event's content is one ``system`` line."""
+def _lines(content: str, speaker: str | None = None) -> list[tuple[str, str]]:
+    """(role, text) pairs: ``user`` for what the user or the named ``speaker`` said,
+    ``agent``; a system event's content is one ``system`` line."""
     out: list[tuple[str, str]] = []
     for line in content.splitlines():
         role, sep, rest = line.partition(": ")
-        if sep and role in ("User", "Agent"):
-            out.append((role.lower(), rest))
+        if sep and role in ("User", "Agent", speaker):
+            out.append(("agent" if role == "Agent" else "user", rest))
         elif out:
             out[-1] = (out[-1][0], f"{out[-1][1]}\n{line}")
         else:
@@ -116,12 +117,28 @@ SPEAKER = "speaker"
 """The attribute that marks the entity a conversation's first person refers to."""
 
 
-def speaker_of(context: dict[str, Any]) -> str:
-    """Who "I" is in this episode's user lines: a name introduced in them, else the
-    speaker the conversation established before (``context["speaker"]``), else
-    ``metadata.user_name``, else ``metadata.user_id``, else ``user``."""
+def named_speaker(context: dict[str, Any]) -> str | None:
+    """The speaker the turn itself names (``metadata.speaker``), if any."""
     metadata: dict[str, Any] = context.get("metadata") or {}
-    for role, text in _lines(str(context.get("content", ""))):
+    value = metadata.get(SPEAKER)
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def lines(context: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (role, text) lines of the episode in ``context`` (see :func:`_lines`)."""
+    return _lines(str(context.get("content", "")), named_speaker(context))
+
+
+def speaker_of(context: dict[str, Any]) -> str:
+    """Who "I" is in this episode's user lines: the speaker the turn names, else a
+    name introduced in them, else the speaker the conversation established before
+    (``context["speaker"]``), else ``metadata.user_name``, else ``metadata.user_id``,
+    else ``user``."""
+    metadata: dict[str, Any] = context.get("metadata") or {}
+    named = named_speaker(context)
+    if named is not None:
+        return named
+    for role, text in lines(context):
         if role == "user":
             name = introduced_name(text)
             if name:
@@ -136,7 +153,7 @@ def extract_local(context: dict[str, Any]) -> ExtractionOutput:
     """The local provider's handler for ``extract_entities`` (pure and deterministic)."""
     gazetteer: dict[str, str] = context.get("gazetteer") or {}
     metadata: dict[str, str] = context.get("metadata") or {}
-    speaker = metadata.get("user_name", "").strip()
+    speaker = named_speaker(context) or metadata.get("user_name", "").strip()
     person = speaker_of(context)
     entities: dict[tuple[str, str], ExtractedEntity] = {}
     relationships: list[ExtractedRelationship] = []
@@ -160,7 +177,7 @@ def extract_local(context: dict[str, Any]) -> ExtractionOutput:
                 update={"attributes": {**old.attributes, **entity.attributes}}
             )
 
-    for role, text in _lines(str(context.get("content", ""))):
+    for role, text in lines(context):
         mentions = _mentions(text, gazetteer)
         for mention in mentions:
             keep(mention.entity)
@@ -215,7 +232,7 @@ def _statements(
         people=[p for p in str(context.get("people") or "").split("|") if p],
         organisations=[o for o in [organisation.get("name")] if o],
     )
-    for role, text in _lines(str(context.get("content", ""))):
+    for role, text in lines(context):
         if role != "user":
             continue
         if introduced_name(text) == person:

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any, Literal
 from uuid import UUID, uuid5
 
@@ -120,7 +121,8 @@ class ConversationSummarizer:
         content, provider, model = await self._summarize(
             WINDOW_TASK, group_id, texts, self.config.window.max_tokens
         )
-        return self._created(group_id, "window", content, provider, model, texts, ids, ())
+        at = max((e.occurred_at for e in episodes), default=datetime.now(UTC))
+        return self._created(group_id, "window", content, provider, model, texts, ids, (), at)
 
     async def create_meta_summary(
         self, summaries: Sequence[SummaryCreated], group_id: str
@@ -131,12 +133,16 @@ class ConversationSummarizer:
         content, provider, model = await self._summarize(
             META_TASK, group_id, texts, self.config.meta.max_tokens
         )
-        return self._created(group_id, "meta", content, provider, model, texts, (), ids)
+        at = max((s.occurred_at for s in summaries), default=datetime.now(UTC))
+        return self._created(group_id, "meta", content, provider, model, texts, (), ids, at)
 
     def _created(
         self, group_id: str, kind: str, content: str, provider: str, model: str,
         texts: list[str], episode_ids: tuple[UUID, ...], summary_ids: tuple[UUID, ...],
+        at: datetime,
     ) -> SummaryCreated:  # fmt: skip
+        """The summary event; ``at`` is when what it covers ended (world time: the last
+        turn's ``occurred_at``, not when the summary was written)."""
         summary_id = summary_id_for(group_id, kind, episode_ids or summary_ids)
         source = sum(len(t) for t in texts)
         metrics.SUMMARIES_CREATED.labels(kind).inc()
@@ -146,7 +152,8 @@ class ConversationSummarizer:
             group_id, kind, len(episode_ids), summary_id, len(content) / max(1, source),
         )  # fmt: skip
         return SummaryCreated(
-            event_id=uuid5(summary_id, "event"), group_id=group_id, summary_id=summary_id,
+            event_id=uuid5(summary_id, "event"), group_id=group_id, occurred_at=at,
+            summary_id=summary_id,
             summary_type=kind, content=content, episode_ids=episode_ids,
             summary_ids=summary_ids, generated_by=provider, model=model,
             episodes_covered=len(episode_ids), summaries_covered=len(summary_ids),

@@ -1,0 +1,90 @@
+"""Conversations between named people: each turn's ``speaker`` is who said it, in the
+episode and in the facts its first person states."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from uuid import NAMESPACE_URL, uuid5
+
+from events.facts import RelationshipAsserted
+from events.memory import TurnRecorded
+from streams.memory.episoder import turn_content
+from tests.memory.helpers import memory
+
+START = datetime(2025, 5, 1, 18, 0, tzinfo=UTC)
+
+
+def said(group_id: str, *lines: tuple[str, str]) -> list[TurnRecorded]:
+    return [
+        TurnRecorded(
+            event_id=uuid5(NAMESPACE_URL, f"{group_id}/{n}"), group_id=group_id,
+            occurred_at=START + timedelta(hours=n), user_message=text, agent_response="",
+            speaker=who,
+        )
+        for n, (who, text) in enumerate(lines)
+    ]  # fmt: skip
+
+
+def test_an_episode_shows_who_said_it_in_their_own_name() -> None:
+    [turn] = said("friends:chat", ("Caroline", "I moved to Bristol."))
+    assert turn_content(turn) == "Caroline: I moved to Bristol."
+    answered = turn.model_copy(update={"agent_response": "Noted."})
+    assert turn_content(answered) == "Caroline: I moved to Bristol.\nAgent: Noted."
+    unnamed = turn.model_copy(update={"speaker": None})
+    assert turn_content(unnamed) == "User: I moved to Bristol."
+
+
+async def test_the_episode_keeps_the_speaker_and_the_turn_in_its_metadata() -> None:
+    turns = said("friends:chat", ("Caroline", "I moved to Bristol."))
+    [episode], _, _ = await memory().run(turns)
+    assert episode.content == "Caroline: I moved to Bristol."
+    assert episode.source_metadata["speaker"] == "Caroline"
+    assert episode.source_metadata["turn_id"] == str(turns[0].turn_id)
+
+
+async def test_first_person_statements_belong_to_whoever_said_them() -> None:
+    m = memory()
+    turns = said(
+        "friends:chat",
+        ("Caroline", "I live in Leeds."),
+        ("Melanie", "I live in York."),
+        ("Jon", "I work at Initech."),
+        ("Caroline", "My email is caroline@example.com."),
+        ("Melanie", "I moved to Bristol last month."),
+    )
+    _, facts, _ = await m.run(turns)
+    names = {
+        e.entity_id: e.name for e in m.extractor.fold.dedup.groups["friends:chat"].entities.values()
+    }
+    asserted = {
+        (names[f.source_entity_id], f.relation_type, names[f.target_entity_id])
+        for f in facts
+        if isinstance(f, RelationshipAsserted)
+    }
+    assert asserted == {
+        ("Caroline", "lives_in", "Leeds"),
+        ("Melanie", "lives_in", "York"),
+        ("Jon", "works_at", "Initech"),
+        ("Caroline", "email", "caroline@example.com"),
+        ("Melanie", "lives_in", "Bristol"),
+    }
+
+
+async def test_we_is_the_organisation_of_the_speaker_not_of_the_last_one_who_named_theirs() -> None:
+    m = memory()
+    turns = said(
+        "team:chat",
+        ("Priya", "I work at Globex."),
+        ("Tom", "I work at Acme."),
+        ("Priya", "We use Square for card payments."),
+    )
+    _, facts, _ = await m.run(turns)
+    names = {
+        e.entity_id: e.name for e in m.extractor.fold.dedup.groups["team:chat"].entities.values()
+    }
+    uses = {
+        (names[f.source_entity_id], names[f.target_entity_id])
+        for f in facts
+        if isinstance(f, RelationshipAsserted) and f.relation_type == "uses"
+    }
+    assert uses == {("Globex", "Square")}

@@ -32,6 +32,8 @@ from streams.topics import ensure_topics
 log = logging.getLogger(__name__)
 
 Say = Callable[[str], None]
+HEALTH_ANSWER_S = 10.0
+"""Longest ``tribal up`` waits for one ``/healthz`` answer while the stack starts."""
 
 
 @dataclass
@@ -213,7 +215,9 @@ class EmbeddedStack:
 
     async def _wait_healthy(self, api_url: str, api: ChildProcess, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
-        async with httpx.AsyncClient(timeout=1.0) as client:
+        # /healthz may take seconds (its lag, stage and agent probes each wait up to 2 s):
+        # with a 1 s read timeout, a stack on Apache Kafka never saw an answer.
+        async with httpx.AsyncClient(timeout=HEALTH_ANSWER_S) as client:
             while time.monotonic() < deadline:
                 if not api.alive():
                     raise RuntimeError(f"the API exited early; see {self.logs / 'api.log'}")

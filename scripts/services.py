@@ -50,6 +50,11 @@ KAFKA_VERSION = "4.1.1"
 KAFKA_SCALA = "2.13"
 WEAVIATE_VERSION = "1.35.2"
 WEAVIATE_PACKAGE = "github.com/weaviate/weaviate/cmd/weaviate-server"
+WEAVIATE_ENV = {"USE_INVERTED_SEARCHABLE": "false"}
+"""Settings every Weaviate that Tribal runs needs. BlockMax WAND (1.35's default keyword
+index) takes an upper bound of 0 for terms still in the memtable, so a keyword query
+that many documents match leaves out a document written moments ago (weaviate#11780,
+fixed after 1.35.2): map-collection BM25 finds it. Applies to collections created after."""
 DEFAULT_JAVA_HOME = Path("/usr/lib/jvm/java-17-openjdk-amd64")
 
 STATE_DIR = ROOT / ".tribal" / "services"
@@ -585,6 +590,7 @@ class WeaviateNode:
             "DISABLE_TELEMETRY": "true",
             "QUERY_DEFAULTS_LIMIT": "25",
             "LOG_LEVEL": "info",
+            **WEAVIATE_ENV,
         }
 
     def start(self, timeout: float = 60.0) -> WeaviateNode:

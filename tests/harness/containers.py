@@ -77,7 +77,8 @@ def _postgres() -> Provisioned:
 
 def _weaviate() -> Provisioned:
     module: Any = _module("testcontainers.community.weaviate", "testcontainers.weaviate")
-    container = module.WeaviateContainer(image=WEAVIATE_IMAGE).start()
+    container = module.WeaviateContainer(image=WEAVIATE_IMAGE, env_vars=services.WEAVIATE_ENV)
+    container.start()
     host = str(container.get_http_host())
     http_port = int(container.get_http_port())
     url = f"http://{host}:{http_port}"

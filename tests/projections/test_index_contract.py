@@ -288,3 +288,26 @@ async def test_a_shadow_generation_swaps_in_atomically_while_searching(
     assert 1 not in seen[seen.index(2) :]
     assert await index.count(Kind.KB_CHUNK) == 2
     assert await index.positions("index") == {("tribal.chunks", 0): 2, ("tribal.embeddings", 0): 2}
+
+
+async def test_a_document_just_written_is_found_by_keywords_hundreds_of_others_share(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    # Weaviate 1.35's BlockMax WAND gives a term still in its memtable an upper bound of
+    # 0: once `limit` documents matched the common words, the last one written, the only
+    # one with the rare word, was pruned unscored (weaviate#11780); with
+    # USE_INVERTED_SEARCHABLE=false the map-collection index scores it.
+    common = [
+        code_doc(f"src/shelf_{n}.py", f"def rebalance_inventory_{n}(): rebalance shelf {n}")
+        for n in range(300)
+    ]
+    rare = code_doc("src/shelf_300.py", "def rebalance_nyboba_inventory(): the nyboba shelf")
+    await feed(*common)
+    await feed(rare)  # written last: the highest document ids
+    await feed(*(embedded(d, embedder) for d in [*common, rare]))
+    query = "rebalance nyboba inventory"
+    for mode in (SearchMode.BM25, SearchMode.HYBRID):
+        [first, *_] = await index.search(
+            query, q(embedder, query), Kind.CODE_CHUNK, mode=mode, limit=3
+        )
+        assert (first.object.path, first.lexical_score is not None) == (rare.path, True), mode

@@ -35,6 +35,7 @@ def index_from_settings(settings: TribalSettings, dims: int = 384) -> SearchInde
         return WeaviateIndex.from_url(
             settings.weaviate_url,
             settings.weaviate_grpc_port,
+            prefix=settings.weaviate_prefix,
             model=settings.embedding_model,
             dims=dims,
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from api.auth import data_tenant
 from api.schemas.code import CodeHit, SearchCodeInput, SearchCodeOutput
 from api.services.budget import clip, fit
-from api.services.context import ServiceContext
+from api.services.context import ServiceContext, index_unavailable
 from api.services.errors import ServiceError
 from projections.index.port import Filters, Hit, Kind
 from projections.index.ranking import interpret, ranked
@@ -37,7 +37,7 @@ async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) ->
     """Code chunks matching a query, best first, each with its symbol and line range."""
     tenant = data_tenant(tenant)
     if ctx.index is None:
-        raise ServiceError(503, "INDEX_UNAVAILABLE", "no search index is configured", True)
+        raise ServiceError(503, *index_unavailable(ctx), True)
     filters = Filters(
         repo=req.repo, path_glob=req.path, language=req.language, symbol_kind=req.symbol_kind
     )

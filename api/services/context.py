@@ -147,8 +147,34 @@ def require_db(ctx: ServiceContext) -> Any:
 
 
 SETUP_ATTEMPTS = 3
-"""Tries at setting the index up (0.5 and 1 s apart) before the API serves without
-one: a service that starts beside the API may not answer yet."""
+"""Tries at setting the index up (0.5 and 1 s apart) before the API starts serving
+without one: a service that starts beside the API may not answer yet. It goes on trying
+in the background (:func:`_keep_setting_up`) and searches start once it answers."""
+
+SETUP_RETRY_MAX_S = 30.0
+
+
+def index_unavailable(ctx: ServiceContext) -> tuple[str, str]:
+    """The error code and message for a search while ``ctx`` has no index."""
+    if ctx.extra.get("index_setup") is not None:
+        return "INDEX_UNAVAILABLE", "the search index does not answer yet; retrying"
+    return "INDEX_UNAVAILABLE", "no search index is configured"
+
+
+async def _keep_setting_up(ctx: ServiceContext, index: SearchIndex) -> None:
+    delay = 1.0
+    while True:
+        await asyncio.sleep(delay)
+        try:
+            await index.setup()
+        except Exception as exc:
+            log.info("search index still unavailable: %s", exc)
+            delay = min(SETUP_RETRY_MAX_S, delay * 2)
+            continue
+        ctx.index = index
+        ctx.extra.pop("index_setup", None)
+        log.warning("search index available")
+        return
 
 
 async def open_context(settings: TribalSettings, *, load_model: bool = True) -> ServiceContext:
@@ -173,7 +199,9 @@ async def open_context(settings: TribalSettings, *, load_model: bool = True) -> 
                 break
             except Exception as exc:  # search degrades; /v1/retrieve answers its fallback
                 if attempt + 1 == SETUP_ATTEMPTS:
-                    log.warning("search index unavailable: %s", exc)
+                    log.warning("search index unavailable (retrying in the background): %s", exc)
+                    task = asyncio.get_running_loop().create_task(_keep_setting_up(ctx, index))
+                    ctx.extra["index_setup"] = task
                 else:
                     await asyncio.sleep(0.5 * 2**attempt)
     if load_model:
@@ -185,6 +213,9 @@ async def open_context(settings: TribalSettings, *, load_model: bool = True) -> 
 
 
 async def close_context(ctx: ServiceContext) -> None:
+    setup = ctx.extra.pop("index_setup", None)
+    if setup is not None:
+        setup.cancel()
     if ctx.index is not None:
         await ctx.index.close()
     if ctx.db is not None:

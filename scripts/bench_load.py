@@ -17,7 +17,24 @@ compares the samples after the first minute with the value at the end of it.
 of turns, drained by 1 and then by 2 ``tribal worker`` processes sharing one consumer
 group on Tansu; the rate of each stage is what one or two workers sustain.
 
+**Capacity** (``bench-results/capacity.json``; each phase merges into the file):
+
+* ``--capacity``: each worker role (``tribal worker --role chunk|embed|memory``, 1 and 2
+  processes) drains a backlog of its own inputs, which gives its rate per machine; then
+  the mix above scaled by one factor (100:50:50 x f) is searched: a short calibration
+  run, then up to ``--steps`` runs of ``--duration`` s on a fresh stack each, bisecting
+  between the highest factor that held (flat lag, every input accepted, at most 5 % of
+  retrievals answering the fallback) and the lowest that did not;
+* ``--per-kind``: turns alone and file changes alone (a shorter search each) and
+  retrieval alone;
+* ``--overload``: ``--overload-multiple`` x the held factor for ``--overload-duration``
+  s, a drain, and every accepted turn and file change looked for on its topics and in
+  the index;
+* the projection, always: machines like this one for the whole 100:50:50 load, per role
+  from the role rates and for the API and the store from the cores they used.
+
     python -m scripts.bench_load [--quick | --duration 300] [--skip-load] [--skip-scaling]
+    python -m scripts.bench_load --capacity [--per-kind] [--overload] [--duration 300]
 """
 
 from __future__ import annotations
@@ -29,41 +46,52 @@ import csv
 import hashlib
 import importlib
 import json
+import math
 import os
 import platform
 import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import aiohttp  # noqa: E402
+import asyncpg  # noqa: E402
 import psutil  # type: ignore[import-untyped]  # noqa: E402
 from aiokafka import AIOKafkaConsumer, TopicPartition  # noqa: E402
 from aiokafka.admin import AIOKafkaAdminClient  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from events.chunks import ChunksEmbedded  # noqa: E402
+from events.deadletter import DeadLettered  # noqa: E402
 from events.files import FileChanged  # noqa: E402
 from events.kb import KbArticleUpserted  # noqa: E402
+from events.memory import EpisodeRecorded  # noqa: E402
 from events.registry import registry_from_settings  # noqa: E402
 from events.serde import EventSerde  # noqa: E402
 from events.sources.sink import KafkaSink  # noqa: E402
 from events.sources.turns import MemoryIngestor, Session, Turn  # noqa: E402
 from projections.base import Projection  # noqa: E402
+from projections.index.pgvector import DEFAULT_SCHEMA as INDEX_SCHEMA  # noqa: E402
+from projections.index.port import Kind  # noqa: E402
 from projections.lag import projection_lags  # noqa: E402
 from projections.registry import projections_for  # noqa: E402
+from streams.chunker.defaults import default_registry  # noqa: E402
+from streams.chunker.files import FileChunker, file_document_id  # noqa: E402
 from streams.embedded.process import ChildProcess, free_port  # noqa: E402
 from streams.embedded.supervisor import EmbeddedStack  # noqa: E402
 from streams.embedded.tansu import TansuBroker  # noqa: E402
 from streams.observability.logs import configure_logging  # noqa: E402
+from streams.observability.progress import ROLES, log_ends, role_group  # noqa: E402
 from streams.settings import TribalSettings  # noqa: E402
 from streams.topics import TOPICS_BY_NAME, ensure_topics, topic  # noqa: E402
 
@@ -71,9 +99,12 @@ console = Console(width=150)
 OUT = ROOT / "bench-results"
 HELPDESK = ROOT / "tests" / "sources" / "kb_fixtures" / "helpdesk.json"
 # The topics the worker's agents consume; their group lag is the worker's backlog.
-WORKER_TOPICS = ("files.changes", "chunks", "kb.articles", "memory.turns", "memory.episodes")
+WORKER_TOPICS = (
+    "files.changes", "chunks", "chunks.bulk", "kb.articles", "memory.turns", "memory.episodes"
+)  # fmt: skip
 LAG_TOLERANCE = (100.0, 0.20)  # messages, fraction: lag may wobble this much
 RSS_TOLERANCE = (30.0, 0.10)  # MB, fraction
+T = TypeVar("T")
 
 
 # ---------------------------------------------------------------- workload pieces
@@ -215,16 +246,22 @@ def turn_body(n: int, groups: int) -> dict[str, str]:
 
 
 async def group_lag(
-    admin: AIOKafkaAdminClient, consumer: AIOKafkaConsumer, settings: TribalSettings
+    admin: AIOKafkaAdminClient,
+    consumer: AIOKafkaConsumer,
+    settings: TribalSettings,
+    group: str | None = None,
+    topics: tuple[str, ...] = WORKER_TOPICS,
 ) -> tuple[dict[str, int], dict[str, int]]:
     """Per source topic: messages the worker's group still has to read, and has committed."""
     tps = [
         TopicPartition(topic(short, settings), p)
-        for short in WORKER_TOPICS
+        for short in topics
         for p in range(TOPICS_BY_NAME[short].partition_count(settings))
     ]
-    ends = await consumer.end_offsets(tps)
-    committed = await admin.list_consumer_group_offsets(settings.consumer_group, partitions=tps)
+    ends = await log_ends(consumer, tps)  # Tansu's own high watermark can be a batch short
+    committed = await admin.list_consumer_group_offsets(
+        group or settings.consumer_group, partitions=tps
+    )
     lag: dict[str, int] = {}
     read: dict[str, int] = {}
     for tp in tps:
@@ -248,19 +285,24 @@ def _process(pid: int) -> Any:
     return proc
 
 
-def process_stats(children: list[ChildProcess]) -> dict[str, dict[str, float]]:
+def process_stats(
+    children: list[ChildProcess], extra: dict[str, tuple[int, bool]] | None = None
+) -> dict[str, dict[str, float]]:
+    """RSS and CPU of each child with its descendants, and of ``extra`` processes
+    (name: (pid, with descendants)): the broker, PostgreSQL, the bench itself."""
+    pids = {c.name: (c.pid, True) for c in children if c.pid is not None and c.alive()}
+    pids.update(extra or {})
     out: dict[str, dict[str, float]] = {}
-    for child in children:
-        if child.pid is None or not child.alive():
-            continue
+    for name, (pid, descendants) in pids.items():
         try:
-            proc = _process(child.pid)
-            procs = [proc, *(_process(c.pid) for c in proc.children(recursive=True))]
+            proc = _process(pid)
+            family = proc.children(recursive=True) if descendants else []
+            procs = [proc, *(_process(c.pid) for c in family)]
             rss = sum(p.memory_info().rss for p in procs)
             cpu = sum(p.cpu_percent(None) for p in procs)
         except psutil.Error:
             continue
-        out[child.name] = {"rss_mb": round(rss / 2**20, 1), "cpu_percent": round(cpu, 1)}
+        out[name] = {"rss_mb": round(rss / 2**20, 1), "cpu_percent": round(cpu, 1)}
     return out
 
 
@@ -272,6 +314,8 @@ class Sampler:
     streams: list[Stream]
     t0: float
     samples: list[dict[str, Any]] = field(default_factory=list)
+    extra: dict[str, tuple[int, bool]] = field(default_factory=dict)
+    """Processes outside ``children`` to measure, as in :func:`process_stats`."""
 
     async def sample(self, phase: str) -> dict[str, Any]:
         admin = AIOKafkaAdminClient(bootstrap_servers=self.settings.kafka_bootstrap)
@@ -289,9 +333,11 @@ class Sampler:
         finally:
             await consumer.stop()
             await admin.close()
-        row["processes"] = process_stats(self.children)
+        row["processes"] = process_stats(self.children, self.extra)
         row["calls"] = {s.name: s.done for s in self.streams}
         row["load_average_1m"] = round(os.getloadavg()[0], 2)
+        # The whole machine, other people's work included (0-100 over all CPUs).
+        row["machine_cpu_percent"] = psutil.cpu_percent(None)
         self.samples.append(row)
         return row
 
@@ -320,9 +366,10 @@ def total_lag(row: dict[str, Any]) -> int:
     return sum(lags)
 
 
-def worker_rates(samples: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """Per source topic over the load: records written and records the worker committed."""
-    rows = [s for s in samples if s["phase"] == "load" and "error" not in s]
+def worker_rates(samples: list[dict[str, Any]], since: float = 0.0) -> dict[str, dict[str, float]]:
+    """Per source topic over the load (from ``since`` s): records written and records the
+    worker committed."""
+    rows = [s for s in samples if s["phase"] == "load" and "error" not in s and s["t_s"] >= since]
     if len(rows) < 2:
         return {}
     first, last = rows[0], rows[-1]
@@ -412,7 +459,13 @@ async def wait_for(check: Callable[[], Awaitable[bool]], timeout: float, what: s
     raise TimeoutError(f"{what} not reached within {timeout:.0f}s")
 
 
-async def run_load(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
+async def run_load(
+    args: argparse.Namespace, scratch: Path, ledger: Ledger | None = None
+) -> dict[str, Any]:
+    """``args.turns_rate`` turns/s, ``args.files_rate`` file changes/s and
+    ``args.retrieve_clients`` retrieval clients (0 leaves a stream out) for
+    ``args.duration`` s on a fresh embedded stack; with ``ledger``, what was accepted is
+    recorded and looked for in the index once the backlog has drained."""
     settings = TribalSettings(
         data_dir=scratch / "data", kafka_bootstrap="", postgres_dsn="", api_port=free_port()
     )
@@ -429,7 +482,7 @@ async def run_load(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
     files = Stream("file_changes_kafka", args.files_rate)
     retrieve = Stream("retrieve_http", None)
     streams = [turns, files, retrieve]
-    connector = aiohttp.TCPConnector(limit=args.retrieve_clients + int(args.turns_rate * 2))
+    connector = aiohttp.TCPConnector(limit=max(1, args.retrieve_clients + int(args.turns_rate * 2)))
     try:
         async with (
             KafkaSink(live.kafka_bootstrap, serde, live.topic_prefix) as sink,
@@ -446,19 +499,31 @@ async def run_load(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
                     r.raise_for_status()
             await sink.flush()
             sampler = Sampler(live, stack.children, projections, streams, time.monotonic())
+            sampler.extra["bench"] = (os.getpid(), False)  # load generator and archive writer
+            for name, service in (("tansu", stack.broker), ("postgres", stack.postgres)):
+                if service is not None and service.pid is not None:
+                    sampler.extra[name] = (service.pid, True)
             warm = await wait_for(
                 lambda: _caught_up(sampler), args.warmup_timeout, "warm-up caught up"
             )
             console.print(f"  warm-up caught up in {warm:.1f}s; load for {args.duration:.0f}s")
+            # What the stack costs with nothing to do: CPU is measured between samples.
+            await sampler.sample("idle")
+            await asyncio.sleep(args.sample_every)
+            await sampler.sample("idle")
 
             async def post_turn(n: int) -> None:
                 async with http.post("/v1/memory/turns", json=turn_body(n, args.groups)) as r:
                     r.raise_for_status()
-                    await r.read()
+                    receipt = await r.json()
+                if ledger is not None:
+                    ledger.episodes[receipt["episode_id"]] = receipt["group_id"]
 
             async def send_file(n: int) -> None:
                 change = file_change(n)
                 await sink.emit_and_wait("files.changes", change.key, change)
+                if ledger is not None:
+                    ledger.sent_file(change)
 
             bodies = retrieve_bodies()
 
@@ -482,9 +547,17 @@ async def run_load(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
 
             stop = asyncio.Event()
             sampler.t0 = time.monotonic()
+            if ledger is not None:
+                ledger.deadletters_before = await topic_size(live, "deadletter")
             load = [
-                asyncio.create_task(open_loop(turns, args.turns_rate, stop, post_turn)),
-                asyncio.create_task(open_loop(files, args.files_rate, stop, send_file)),
+                *(
+                    asyncio.create_task(open_loop(stream, rate, stop, call))
+                    for stream, rate, call in (
+                        (turns, args.turns_rate, post_turn),
+                        (files, args.files_rate, send_file),
+                    )
+                    if rate > 0
+                ),
                 *(
                     asyncio.create_task(retrieve_client(c, stop))
                     for c in range(args.retrieve_clients)
@@ -505,6 +578,10 @@ async def run_load(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
                     drained = round(time.monotonic() - drain_t0, 1)
                     break
                 await asyncio.sleep(2.0)
+            landed = None
+            if ledger is not None:
+                console.print("  looking for every accepted turn and file change…")
+                landed = await verify_landed(live, ledger)
     finally:
         for p in projections:
             with contextlib.suppress(Exception):
@@ -512,6 +589,12 @@ async def run_load(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
         await stack.stop()
     warmup = min(60.0, args.duration / 3)
     return {
+        "rates": {
+            "turns_per_s": args.turns_rate,
+            "files_per_s": args.files_rate,
+            "retrieval_clients": args.retrieve_clients,
+        },
+        "warmup_caught_up_s": round(warm, 1),
         "seconds": round(elapsed, 1),
         "streams": {s.name: s.summary(args.duration) for s in streams},
         "retrieve_clients": args.retrieve_clients,
@@ -520,7 +603,10 @@ async def run_load(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
         "drained_after_s": drained,
         "lag_left_after_drain": None if drained is not None else total_lag(sampler.samples[-1]),
         "worker_topics": worker_rates(sampler.samples),
+        "worker_topics_after_warmup": worker_rates(sampler.samples, warmup),
         "drain_timeout_s": args.drain_timeout,
+        "cpu_cores": cpu_cores(sampler.samples, warmup),
+        "landed": landed,
         "samples": sampler.samples,
         "verdict": verdict(sampler.samples, warmup),
     }
@@ -529,6 +615,181 @@ async def run_load(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
 async def _caught_up(sampler: Sampler) -> bool:
     row = await sampler.sample("warmup")
     return "error" not in row and total_lag(row) == 0 and bool(row["projection_lag"])
+
+
+def cpu_cores(samples: list[dict[str, Any]], warmup: float) -> dict[str, Any]:
+    """Mean cores each process used under load after ``warmup`` s, and the machine's."""
+    rows = [s for s in samples if s["phase"] == "load" and s["t_s"] >= warmup]
+    if not rows:
+        return {}
+    names = sorted({n for s in rows for n in s["processes"]})
+    mean = {
+        n: round(sum(s["processes"].get(n, {}).get("cpu_percent", 0.0) for s in rows)
+                 / len(rows) / 100, 2)
+        for n in names
+    }  # fmt: skip
+    machine = sum(s.get("machine_cpu_percent", 0.0) for s in rows) / len(rows)
+    cores = machine / 100 * (os.cpu_count() or 1)
+    idle = [s for s in samples if s["phase"] == "idle"][-1:]
+    return {
+        "processes": mean,
+        "idle_processes": {
+            n: round(p["cpu_percent"] / 100, 2) for s in idle for n, p in s["processes"].items()
+        },
+        "machine": round(cores, 2),
+        "others": round(max(0.0, cores - sum(mean.values())), 2),
+        "load_average_1m": {
+            "min": min(s["load_average_1m"] for s in rows),
+            "mean": round(sum(s["load_average_1m"] for s in rows) / len(rows), 2),
+            "max": max(s["load_average_1m"] for s in rows),
+        },
+    }
+
+
+# ---------------------------------------------------------------- what landed
+
+
+@dataclass
+class Ledger:
+    """What a load had accepted (a 202, a broker ack), to look for once it has drained."""
+
+    episodes: dict[str, str] = field(default_factory=dict)
+    """The episode id of each accepted turn: its group id."""
+    versions: set[tuple[str, str]] = field(default_factory=set)
+    """(document id, sha256) of each acknowledged file change."""
+    latest: dict[str, str] = field(default_factory=dict)
+    """Document id: the sha256 of its last acknowledged change."""
+    deadletters_before: int = 0
+
+    def sent_file(self, change: FileChanged) -> None:
+        doc = file_document_id(change.repo, change.path)
+        self.versions.add((doc, change.sha256))
+        self.latest[doc] = change.sha256  # acks of one key come in the order it was sent
+
+
+async def scan_topic(
+    settings: TribalSettings, short: str, item: Callable[[Any], T | None]
+) -> list[T]:
+    """``item`` of every decoded record of a topic, from its beginning to its end now."""
+    serde = EventSerde(registry_from_settings(settings))
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=settings.kafka_bootstrap, enable_auto_commit=False
+    )
+    await consumer.start()
+    out: list[T] = []
+    try:
+        tps = [
+            TopicPartition(topic(short, settings), p)
+            for p in range(TOPICS_BY_NAME[short].partition_count(settings))
+        ]
+        ends = await log_ends(consumer, tps)
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        todo = {tp for tp in tps if ends[tp] > 0}
+        deadline = time.monotonic() + 300
+        while todo and time.monotonic() < deadline:
+            batch = await consumer.getmany(*todo, timeout_ms=500, max_records=5000)
+            for tp, records in batch.items():
+                for record in records:
+                    if record.offset < ends[tp]:
+                        found = item(serde.decode(record.value))
+                        if found is not None:
+                            out.append(found)
+                if records and records[-1].offset + 1 >= ends[tp]:
+                    todo.discard(tp)
+        if todo:
+            raise TimeoutError(f"{short}: not read to its end within 300 s")
+    finally:
+        await consumer.stop()
+    return out
+
+
+async def topic_size(settings: TribalSettings, short: str) -> int:
+    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap)
+    await consumer.start()
+    try:
+        tps = [
+            TopicPartition(topic(short, settings), p)
+            for p in range(TOPICS_BY_NAME[short].partition_count(settings))
+        ]
+        return sum((await log_ends(consumer, tps)).values())
+    finally:
+        await consumer.stop()
+
+
+async def verify_landed(live: TribalSettings, ledger: Ledger) -> dict[str, Any]:
+    """Every accepted turn an episode (on its topic and in the index, in its group), every
+    acknowledged file change embedded, each file's last change the version the index
+    holds with all its vectors, and no new dead letters."""
+
+    def episode(event: Any) -> str | None:
+        return str(event.episode_id) if isinstance(event, EpisodeRecorded) else None
+
+    def embedded(event: Any) -> tuple[str, str] | None:
+        if not isinstance(event, ChunksEmbedded):
+            return None
+        return event.document_id, event.document_version
+
+    def dead(event: Any) -> str:
+        if not isinstance(event, DeadLettered):
+            return "not a DeadLettered"
+        return f"{event.origin_topic.removeprefix(live.topic_prefix)}: {event.error_code}"
+
+    on_topic = set(await scan_topic(live, "memory.episodes", episode))
+    versions = set(await scan_topic(live, "embeddings", embedded))
+    letters = await scan_topic(live, "deadletter", dead)
+    conn = await asyncpg.connect(live.postgres_dsn)
+    try:
+        episodes = await conn.fetch(
+            f'SELECT document_id, group_id, embedding IS NOT NULL AS vector FROM "{INDEX_SCHEMA}"'
+            ".objects WHERE kind = $1",
+            Kind.EPISODE.value,
+        )
+        files = await conn.fetch(
+            "SELECT document_id, array_agg(DISTINCT document_version) AS versions, "
+            f'bool_and(embedding IS NOT NULL) AS vectors FROM "{INDEX_SCHEMA}".objects '
+            "WHERE document_id LIKE $1 GROUP BY document_id",
+            "file:load:%",
+        )
+    finally:
+        await conn.close()
+    indexed = {r["document_id"]: (r["group_id"], r["vector"]) for r in episodes}
+    accepted = ledger.episodes
+    not_on_topic = [e for e in accepted if e not in on_topic]
+    not_indexed = [e for e in accepted if e not in indexed]
+    wrong_group = [e for e, g in accepted.items() if e in indexed and indexed[e][0] != g]
+    no_vector = [e for e in accepted if e in indexed and not indexed[e][1]]
+    held = {r["document_id"]: (set(r["versions"]), bool(r["vectors"])) for r in files}
+    not_embedded = sorted(ledger.versions - versions)
+    stale = [d for d, sha in ledger.latest.items() if held.get(d, (set(), False))[0] != {sha}]
+    vectorless = [d for d in ledger.latest if d in held and not held[d][1]]
+    new_letters = letters[ledger.deadletters_before :]
+    lost = not_on_topic or not_indexed or wrong_group or not_embedded or stale or vectorless
+    return {
+        "turns": {
+            "accepted": len(accepted),
+            "groups": len(set(accepted.values())),
+            "episodes_on_topic": len(accepted) - len(not_on_topic),
+            "episodes_in_index": len(accepted) - len(not_indexed),
+            "in_another_group": len(wrong_group),
+            "without_vector": len(no_vector),
+            "missing_examples": (not_indexed or not_on_topic)[:5],
+        },
+        "files": {
+            "acknowledged_changes": len(ledger.versions),
+            "changes_embedded": len(ledger.versions) - len(not_embedded),
+            "paths": len(ledger.latest),
+            "paths_at_last_version": len(ledger.latest) - len(stale),
+            "paths_without_all_vectors": len(vectorless),
+            "missing_examples": [f"{d}@{v[:8]}" for d, v in not_embedded[:5]] + stale[:5],
+        },
+        "deadletters": {
+            "before_load": ledger.deadletters_before,
+            "new": len(new_letters),
+            "by_origin": dict(Counter(new_letters)),
+        },
+        "nothing_lost": not lost and not new_letters,
+    }
 
 
 # ---------------------------------------------------------------- lag plot
@@ -797,6 +1058,654 @@ async def run_scaling(args: argparse.Namespace, scratch: Path) -> dict[str, Any]
     }
 
 
+# ---------------------------------------------------------------- per-role rates
+
+ROLE_AGENT = {"chunk": "file_chunker", "embed": "embedder", "memory": "episoder"}
+"""The agent of each measured role whose metric shows that a worker has started."""
+
+
+async def role_drain(
+    run: int, role: str, workers: int, bootstrap: str, scratch: Path, items: int, partitions: int
+) -> dict[str, Any]:
+    """How fast ``workers`` ``tribal worker --role role`` processes drain a backlog of
+    ``items`` inputs of their own (file changes, chunked files, turns), from the first
+    send until their group has committed every record of the role's topics."""
+    tag = f"r{run}{role[:2]}{workers}p{os.getpid() % 10000}"
+    settings = TribalSettings(
+        kafka_bootstrap=bootstrap, data_dir=scratch / tag, topic_prefix=f"{tag}.",
+        consumer_group=tag, default_partitions=partitions, commit_interval=0.5,
+    )  # fmt: skip
+    await ensure_topics(settings)
+    serde = EventSerde(registry_from_settings(settings))
+    group, topics = role_group(settings, role), ROLES[role]
+    ports = [free_port() for _ in range(workers)]
+    children = []
+    for i in range(workers):
+        env = worker_env(settings, ports[i])
+        # The live lane at full batches: a machine at capacity is never 32 records behind.
+        env["TRIBAL_BULK_BACKLOG"] = "0"
+        children.append(
+            ChildProcess(
+                f"{role}-{i}", [sys.executable, "-m", "api.cli", "worker", "--role", role],
+                env=env, log_path=scratch / f"{tag}-{i}.log", cwd=ROOT,
+            )
+        )  # fmt: skip
+    chunker = FileChunker(default_registry())
+
+    async def inputs(first: int, n: int) -> list[tuple[str, str, Any]]:
+        """(topic, key, event) to send; files are chunked here for the embed role."""
+        changes = [file_change(first + k, paths=10**6) for k in range(n)]
+        if role == "chunk":
+            return [("files.changes", c.key, c) for c in changes]
+        if role == "embed":
+            emits = [await chunker.chunked(c) for c in changes]
+            return [(e.topic, e.key, e.event) for e in emits]
+        return [("memory.turns", "", first + k) for k in range(n)]
+
+    async def lag() -> int:
+        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+        await admin.start()
+        await consumer.start()
+        try:
+            behind, _ = await group_lag(admin, consumer, settings, group, topics)
+        finally:
+            await consumer.stop()
+            await admin.close()
+        return sum(behind.values())
+
+    out: dict[str, Any] = {"role": role, "workers": workers, "partitions": partitions}
+    try:
+        for child in children:
+            child.start()
+        async with (
+            KafkaSink(bootstrap, serde, settings.topic_prefix) as sink,
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as http,
+        ):
+            ingestor = MemoryIngestor(sink)
+            sem = asyncio.Semaphore(50)
+
+            async def send(item: tuple[str, str, Any]) -> None:
+                name, key, event = item
+                if name != "memory.turns":
+                    await sink.emit(name, key, event)
+                    return
+                async with sem:
+                    await ingestor.ingest_turn(
+                        Turn(user_message=f"order #{event} never arrived", agent_response="ok"),
+                        Session(tenant_id="bench", id=f"g{event % 20}"),
+                    )
+
+            async def send_all(items: list[tuple[str, str, Any]]) -> None:
+                await asyncio.gather(*(send(i) for i in items))
+                await sink.flush()
+
+            # Warm-up on every partition until every worker has processed something.
+            await send_all(await inputs(500_000, 4 * partitions))
+
+            async def warmed() -> bool:
+                if any(not c.alive() for c in children):
+                    raise RuntimeError(f"a {role} worker died; logs in {scratch}")
+                per = [await processed_by(http, p) for p in ports]
+                return await lag() == 0 and all(p.get(ROLE_AGENT[role], 0) > 0 for p in per)
+
+            out["warmup_s"] = round(await wait_for(warmed, 300, f"{role} workers warmed up"), 1)
+            await asyncio.sleep(2 * settings.rebalance_timeout)  # let the group settle
+            backlog = await inputs(0, items)
+            t0 = time.monotonic()
+            await send_all(backlog)
+            sent_s = time.monotonic() - t0
+            while await lag() > 0:
+                if time.monotonic() - t0 > 900:
+                    raise TimeoutError(f"{role}: backlog not drained within 900 s")
+                if any(not c.alive() for c in children):
+                    raise RuntimeError(f"a {role} worker died; logs in {scratch}")
+                await asyncio.sleep(0.25)
+            seconds = time.monotonic() - t0
+    finally:
+        for child in children:
+            await asyncio.to_thread(child.stop, 20.0)
+    out.update(
+        {
+            "items": items,
+            "sent_in_s": round(sent_s, 2),
+            "seconds": round(seconds, 2),
+            "per_s": round(items / seconds, 1),
+            "load_average_1m": round(os.getloadavg()[0], 2),
+        }
+    )
+    if role == "embed":
+        chunks = sum(len(e.chunks) for _, _, e in backlog)
+        out.update(chunks=chunks, chunks_per_s=round(chunks / seconds, 1))
+    return out
+
+
+ROLE_UNIT = {"chunk": "files/s", "embed": "chunks/s", "memory": "turns/s"}
+
+
+async def run_roles(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
+    """Each of the roles the load needs, 1 then 2 workers (``--role-workers``), on Tansu."""
+    items = {"chunk": args.role_files, "embed": args.role_chunked, "memory": args.role_turns}
+    broker = TansuBroker(log_path=scratch / "tansu.log").start()
+    runs: list[dict[str, Any]] = []
+    try:
+        for role in ("chunk", "embed", "memory"):
+            for workers in args.role_workers:
+                console.print(f"  {role}: {items[role]} inputs, {workers} worker(s)…")
+                run = await role_drain(len(runs), role, workers, broker.bootstrap, scratch,
+                                       items[role], args.scale_partitions)  # fmt: skip
+                runs.append(run)
+                rate = run.get("chunks_per_s", run["per_s"])
+                console.print(f"    {rate} {ROLE_UNIT[role]} (load {run['load_average_1m']})")
+    finally:
+        broker.stop()
+    per_machine: dict[str, dict[str, Any]] = {}
+    for role in ("chunk", "embed", "memory"):
+        mine = [r for r in runs if r["role"] == role]
+        best = max(mine, key=lambda r: r.get("chunks_per_s", r["per_s"]))
+        per_machine[role] = {
+            "rate": best.get("chunks_per_s", best["per_s"]),
+            "unit": ROLE_UNIT[role],
+            "workers": best["workers"],
+        }
+    embed = [r for r in runs if r["role"] == "embed"]
+    return {
+        "method": "one role's backlog produced at once after warm-up (model loaded, every "
+        "worker assigned partitions), timed from the first send until the role's consumer "
+        "group has committed every record of its topics; `tribal worker --role <role>` "
+        "processes only, on Tansu on loopback, no PostgreSQL; the embed role with the bulk "
+        "lane off (TRIBAL_BULK_BACKLOG=0), as a machine at capacity is never 32 behind; "
+        "per machine: the better of the worker counts tried",
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "runs": runs,
+        "per_machine": per_machine,
+        "chunks_per_file": round(embed[0]["chunks"] / embed[0]["items"], 2),
+    }
+
+
+# ---------------------------------------------------------------- capacity search
+
+BASE_MIX = {"turns": 100.0, "files": 50.0, "retrieval": 50.0}
+"""The load the README once set for one machine: turns/s, file changes/s and closed-loop
+retrieval clients. The capacity search scales all three by one factor."""
+MIXED = ("turns", "files", "retrieval")
+DEGRADED_MAX = 0.05
+"""A load is not held when more than this share of retrievals answer the fallback."""
+
+
+def scaled(
+    args: argparse.Namespace, factor: float, kinds: tuple[str, ...], duration: float, drain: float
+) -> argparse.Namespace:
+    """The arguments of :func:`run_load` for ``BASE_MIX`` x ``factor`` of ``kinds``."""
+    out = argparse.Namespace(**vars(args))
+    out.turns_rate = round(BASE_MIX["turns"] * factor, 2) if "turns" in kinds else 0.0
+    out.files_rate = round(BASE_MIX["files"] * factor, 2) if "files" in kinds else 0.0
+    clients = max(1, round(BASE_MIX["retrieval"] * factor))
+    out.retrieve_clients = clients if "retrieval" in kinds else 0
+    out.duration, out.drain_timeout = duration, drain
+    return out
+
+
+def kept_up(result: dict[str, Any]) -> dict[str, float]:
+    """Per input kind, the share of what was written after the first minute that the
+    worker got through."""
+    rates = result["worker_topics_after_warmup"]
+
+    def r(name: str, key: str) -> float:
+        return float(rates.get(name, {}).get(key, 0.0))
+
+    out: dict[str, float] = {}
+    if r("files.changes", "written_per_s") > 0:
+        # read from chunks minus passed on to the bulk lane, plus read from the bulk lane
+        embedded = (
+            r("chunks", "worker_read_per_s")
+            - r("chunks.bulk", "written_per_s")
+            + r("chunks.bulk", "worker_read_per_s")
+        )
+        done = min(r("files.changes", "worker_read_per_s"), embedded)
+        out["files"] = round(done / r("files.changes", "written_per_s"), 3)
+    shares = [
+        r(t, "worker_read_per_s") / r(t, "written_per_s")
+        for t in ("memory.turns", "memory.episodes")
+        if r(t, "written_per_s") > 0
+    ]
+    if shares:
+        out["turns"] = round(min(shares), 3)
+    return out
+
+
+def judge(result: dict[str, Any]) -> dict[str, Any]:
+    """Held: lag flat after the first minute, every input accepted, no process died and
+    no more than ``DEGRADED_MAX`` of retrievals answered the fallback."""
+    v = result["verdict"]
+    why = []
+    if not v["lag"] or any("verdict" in t for t in v["lag"].values()):
+        why.append("too few lag samples")
+    grew = [g.removeprefix("lag ") for g in v["grew"] if g.startswith("lag ")]
+    if grew:
+        why.append("lag grew: " + ", ".join(grew))
+    if result["children_died"]:
+        why.append("died: " + ", ".join(result["children_died"]))
+    for name, s in result["streams"].items():
+        if s["errors"] or s["skipped_in_flight_cap"]:
+            why.append(f"{name}: {s['errors']} errors, {s['skipped_in_flight_cap']} not sent")
+    retrieve = result["streams"]["retrieve_http"]
+    degraded = retrieve["degraded"] / retrieve["calls"] if retrieve["calls"] else 0.0
+    if degraded > DEGRADED_MAX:
+        why.append(f"{degraded:.0%} of retrievals answered the fallback")
+    return {
+        "held": not why,
+        "why": why,
+        "rss_grew": [g.removeprefix("rss ") for g in v["grew"] if g.startswith("rss ")],
+        "retrieval_degraded_share": round(degraded, 3),
+        "kept_up": kept_up(result),
+    }
+
+
+def brief(result: dict[str, Any], factor: float) -> dict[str, Any]:
+    """One candidate for the JSON: its figures and its lag series, not every sample."""
+    rows = [s for s in result["samples"] if "error" not in s]
+    return {
+        "factor": factor,
+        **result["rates"],
+        "judged": judge(result),
+        "seconds": result["seconds"],
+        "streams": result["streams"],
+        "worker_topics": result["worker_topics"],
+        "worker_topics_after_warmup": result["worker_topics_after_warmup"],
+        "cpu_cores": result["cpu_cores"],
+        "warmup_caught_up_s": result["warmup_caught_up_s"],
+        "drained_after_s": result["drained_after_s"],
+        "lag_left_after_drain": result["lag_left_after_drain"],
+        "max_lag": max((total_lag(s) for s in rows if s["phase"] == "load"), default=None),
+        "verdict": {k: result["verdict"][k] for k in ("rule", "lag", "rss_mb", "grew")},
+        "lag_series": [[s["t_s"], s["phase"], total_lag(s), s["load_average_1m"]] for s in rows],
+        "landed": result.get("landed"),
+    }
+
+
+def next_factor(lo: float | None, hi: float | None, last: dict[str, Any]) -> float | None:
+    """Bisection between the highest held and the lowest failed factor (geometric, to
+    10 %); up by half when nothing failed yet; down to what the worker got through of
+    the failed load when nothing held yet."""
+    if lo is not None and hi is not None:
+        return None if hi / lo <= 1.1 else math.sqrt(lo * hi)
+    if lo is not None:
+        return lo * 1.5
+    assert hi is not None
+    share = min(last["judged"]["kept_up"].values(), default=0.5)
+    return hi * min(0.9, max(0.25, share * 0.95))
+
+
+async def search(
+    args: argparse.Namespace,
+    scratch: Path,
+    kinds: tuple[str, ...],
+    start: float,
+    steps: int,
+    duration: float,
+) -> dict[str, Any]:
+    """Up to ``steps`` runs of ``kinds`` scaled by a factor, from ``start``; each for
+    ``duration`` s on a fresh embedded stack, judged by :func:`judge`."""
+    runs: list[dict[str, Any]] = []
+    lo: float | None = None
+    hi: float | None = None
+    factor: float | None = start
+    label = "+".join(kinds)
+    for step in range(steps):
+        if factor is None:
+            break
+        factor = round(factor, 3)
+        load = scaled(args, factor, kinds, duration, args.candidate_drain)
+        console.print(
+            f"[bold]{label}[/bold] {step + 1}/{steps}: x{factor} = {load.turns_rate} turns/s, "
+            f"{load.files_rate} files/s, {load.retrieve_clients} clients for {duration:.0f}s"
+        )
+        run = brief(await run_load(load, scratch / f"{label}-{step}"), factor)
+        runs.append(run)
+        j = run["judged"]
+        said = "HELD" if j["held"] else "not held: " + "; ".join(j["why"])
+        load_1m = run["cpu_cores"].get("load_average_1m")
+        console.print(f"  → {said} (kept up {j['kept_up']}, load {load_1m})")
+        if j["held"]:
+            lo = max(lo or 0.0, factor)
+        else:
+            hi = min(hi or math.inf, factor)
+        factor = next_factor(lo, hi, run)
+    held = next((r for r in runs if r["factor"] == lo), None)
+    return {
+        "kinds": list(kinds),
+        "duration_s": duration,
+        "held_factor": lo,
+        "failed_factor": hi,
+        "capacity": None
+        if held is None
+        else {k: held[k] for k in ("turns_per_s", "files_per_s", "retrieval_clients")},
+        "runs": runs,
+    }
+
+
+def predicted_factor(roles: dict[str, Any]) -> float:
+    """The factor of ``BASE_MIX`` one machine would hold if the worker roles were all
+    there is (no API, projections, broker or load generator): a first guess."""
+    per = roles["per_machine"]
+    need = {
+        "chunk": BASE_MIX["files"],
+        "embed": BASE_MIX["files"] * float(roles["chunks_per_file"]),
+        "memory": BASE_MIX["turns"],
+    }
+    return 1 / sum(need[r] / float(per[r]["rate"]) for r in need)
+
+
+async def run_mixed(args: argparse.Namespace, scratch: Path, doc: dict[str, Any]) -> None:
+    """A short calibration, then the search over the whole mix (the headline figure)."""
+    start = args.start_factor
+    if start is None and doc.get("roles"):
+        start = predicted_factor(doc["roles"])
+        console.print(f"  worker roles alone would hold x{start:.3f} of the mix")
+    start = start or 0.2
+    if args.calibrate > 0:
+        console.print(f"[bold]calibration[/bold]: x{start:.3f} for {args.calibrate:.0f}s")
+        load = scaled(args, start, MIXED, args.calibrate, 30.0)
+        cal = brief(await run_load(load, scratch / "calibration"), round(start, 3))
+        j = cal["judged"]
+        share = min(j["kept_up"].values(), default=0.5)
+        estimate = start * 1.25 if j["held"] else start * min(0.95, max(0.2, share * 0.95))
+        doc["calibration"] = {"estimate": round(estimate, 3), **cal}
+        console.print(f"  → held {j['held']}, kept up {j['kept_up']}: start at x{estimate:.3f}")
+        start = estimate
+    doc["mixed"] = await search(args, scratch, MIXED, start, args.steps, args.duration)
+
+
+async def run_per_kind(args: argparse.Namespace, scratch: Path, doc: dict[str, Any]) -> None:
+    """Turns alone and file changes alone (a shorter search each), retrieval alone (one
+    run at ``--retrieve-clients``)."""
+    roles = doc.get("roles")
+    check = (project(doc) or {}).get("check") or {}
+    # Alone, a kind has the machine to itself: start from its worker role's rate,
+    # derated as much as the whole mix was against its prediction.
+    derate = check.get("measured_over_predicted") or 0.5
+    starts = {"turns": 0.2, "files": 0.2}
+    if roles:
+        per, cpf = roles["per_machine"], roles["chunks_per_file"]
+        starts["turns"] = derate * per["memory"]["rate"] / BASE_MIX["turns"]
+        files = min(per["chunk"]["rate"], per["embed"]["rate"] / cpf)
+        starts["files"] = derate * files / BASE_MIX["files"]
+    kinds: dict[str, Any] = doc.setdefault("per_kind", {})
+    for kind in ("turns", "files"):
+        kinds[kind] = await search(
+            args, scratch, (kind,), starts[kind], args.kind_steps, args.kind_duration
+        )
+        save(args, doc)
+    clients = args.retrieve_clients
+    console.print(f"[bold]retrieval alone[/bold]: {clients} clients")
+    factor = clients / BASE_MIX["retrieval"]
+    alone = scaled(args, factor, ("retrieval",), args.retrieval_duration, 10.0)
+    kinds["retrieval"] = brief(await run_load(alone, scratch / "retrieval"), factor)
+
+
+# ---------------------------------------------------------------- overload
+
+
+async def run_overload(args: argparse.Namespace, scratch: Path, capacity: float) -> dict[str, Any]:
+    """``--overload-multiple`` x the held mix for ``--overload-duration`` s, then a drain,
+    then every accepted input looked for (:func:`verify_landed`)."""
+    factor = round(capacity * args.overload_multiple, 3)
+    load = scaled(args, factor, MIXED, args.overload_duration, args.overload_drain)
+    console.print(
+        f"[bold]overload[/bold]: x{factor} ({args.overload_multiple} times x{capacity}) = "
+        f"{load.turns_rate} turns/s, {load.files_rate} files/s, "
+        f"{load.retrieve_clients} clients for {args.overload_duration:.0f}s"
+    )
+    ledger = Ledger()
+    result = await run_load(load, scratch / "overload", ledger)
+    rows = [s for s in result["samples"] if "error" not in s]
+    during = [s for s in rows if s["phase"] == "load"]
+    after = [s for s in rows if s["phase"] == "drain"]
+    at_end = total_lag(during[-1]) if during else 0
+    peak_after = max((total_lag(s) for s in after), default=0)
+    series = [(s["t_s"], float(total_lag(s))) for s in during]
+    growth = trend(series, 0.0, LAG_TOLERANCE) if len(series) >= 3 else {}
+    peak_rss = {
+        name: max(s["processes"][name]["rss_mb"] for s in rows if name in s["processes"])
+        for name in sorted({n for s in rows for n in s["processes"]})
+    }
+    bounded = (
+        result["drained_after_s"] is not None
+        and not result["children_died"]
+        and peak_after <= at_end * (1 + LAG_TOLERANCE[1]) + LAG_TOLERANCE[0]
+    )
+    landed = result["landed"] or {}
+    return {
+        "capacity_factor": capacity,
+        "multiple": args.overload_multiple,
+        **brief(result, factor),
+        "lag": {
+            "max_during_load": max((total_lag(s) for s in during), default=0),
+            "at_end_of_load": at_end,
+            "max_while_draining": peak_after,
+            "growth_per_min_during_load": growth.get("slope_per_min"),
+            "per_series_growth_per_min": {
+                k: t.get("slope_per_min") for k, t in result["verdict"]["lag"].items()
+            },
+        },
+        "peak_rss_mb": peak_rss,
+        "bounded_rule": "drained to 0 within the drain timeout, no process died, and after the "
+        "load stopped the lag never rose above its value at the end of the load "
+        f"(+{LAG_TOLERANCE[1]:.0%} + {LAG_TOLERANCE[0]:.0f} messages)",
+        "bounded": bounded,
+        "nothing_lost": bool(landed.get("nothing_lost")),
+    }
+
+
+# ---------------------------------------------------------------- projection
+
+
+def project(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """Machines like this one for ``BASE_MIX`` at 1x: each worker role from its measured
+    rate per machine; the API (scaled by retrieval clients) and the store (projections,
+    PostgreSQL, the broker; scaled by the factor) from the cores they used in the highest
+    held mixed run above what they used idle. The worker roles' rates are drain rates, at
+    100 % CPU."""
+    roles = doc.get("roles")
+    if not roles:
+        return None
+    cpus = os.cpu_count() or 1
+    per = roles["per_machine"]
+    cpf = roles["chunks_per_file"]
+    need = {
+        "chunk": (BASE_MIX["files"], f"{BASE_MIX['files']:.0f} files/s"),
+        "embed": (
+            BASE_MIX["files"] * cpf,
+            f"{BASE_MIX['files']:.0f} files/s x {cpf} chunks per file",
+        ),
+        "memory": (BASE_MIX["turns"], f"{BASE_MIX['turns']:.0f} turns/s"),
+    }
+    rows: dict[str, dict[str, Any]] = {}
+    for role, (demand, why) in need.items():
+        rate, unit = per[role]["rate"], per[role]["unit"]
+        machines = demand / rate
+        rows[role] = {
+            "demand": round(demand, 1),
+            "unit": unit,
+            "per_machine": rate,
+            "workers_per_machine": per[role]["workers"],
+            "machines": round(machines, 2),
+            "arithmetic": f"{why} = {demand:.0f} {unit} / {rate} {unit} per machine "
+            f"= {machines:.2f}",
+        }
+    rows["document"] = {"demand": 0, "machines": 0.0, "arithmetic": "no schema changes in it"}
+    held = next(
+        (r for r in (doc.get("mixed") or {}).get("runs", [])
+         if r["factor"] == doc["mixed"]["held_factor"]),
+        None,
+    )  # fmt: skip
+    if held is not None:
+        cores, idle = held["cpu_cores"]["processes"], held["cpu_cores"].get("idle_processes", {})
+        scale = {
+            "api": (BASE_MIX["retrieval"] / held["retrieval_clients"], ("api",)),
+            "store": (1 / held["factor"], ("projections", "postgres", "tansu")),
+        }
+        for name, (times, procs) in scale.items():
+            used = sum(cores.get(p, 0.0) for p in procs)
+            base = min(used, sum(idle.get(p, 0.0) for p in procs))
+            demand = base + (used - base) * times
+            machines = demand / cpus
+            rows[name] = {
+                "processes": list(procs),
+                "cores_under_load": round(used, 2),
+                "cores_idle": round(base, 2),
+                "scale": round(times, 2),
+                "demand": round(demand, 2),
+                "unit": "cores",
+                "per_machine": cpus,
+                "machines": round(machines, 2),
+                "arithmetic": f"{base:.2f} idle + ({used:.2f} - {base:.2f}) cores at "
+                f"x{held['factor']} x {times:.2f} = {demand:.2f} cores / {cpus} cores per "
+                f"machine = {machines:.2f}",
+            }
+        retrieved = held["streams"]["retrieve_http"]["achieved_per_s"]
+        rows["api"]["retrievals_per_s"] = round(retrieved * scale["api"][0])
+        rows["api"]["assumes"] = (
+            f"each of 50 closed-loop clients gets what each of {held['retrieval_clients']} got "
+            f"at x{held['factor']}: {retrieved} x {scale['api'][0]:.2f} = "
+            f"{rows['api']['retrievals_per_s']} retrievals/s"
+        )
+    fractional = sum(r["machines"] for r in rows.values())
+    out: dict[str, Any] = {
+        "load": {
+            "turns_per_s": BASE_MIX["turns"],
+            "files_per_s": BASE_MIX["files"],
+            "retrieval_clients": BASE_MIX["retrieval"],
+        },
+        "method": project.__doc__ and " ".join(project.__doc__.split()),
+        "roles": rows,
+        "machines_fractional": round(fractional, 2),
+        "arithmetic": " + ".join(f"{r['machines']:.2f}" for r in rows.values())
+        + f" = {fractional:.2f}",
+        "machines_each_role_its_own": sum(math.ceil(r["machines"]) for r in rows.values()),
+        "machines_packed": math.ceil(fractional),
+    }
+    if held is not None:
+        # One machine ran everything at the held factor; the parts above say it would
+        # hold 1/fractional. The gap is what sharing cores (and the load generator) costs.
+        alone = 1 / fractional
+        out["check"] = {
+            "one_machine_predicted_factor": round(alone, 3),
+            "one_machine_measured_factor": held["factor"],
+            "measured_over_predicted": round(held["factor"] / alone, 2),
+            "machines_at_measured_efficiency": math.ceil(fractional * alone / held["factor"]),
+            "load_generator_cores": held["cpu_cores"]["processes"].get("bench"),
+        }
+    return out
+
+
+# ---------------------------------------------------------------- capacity report
+
+
+def save(args: argparse.Namespace, doc: dict[str, Any]) -> None:
+    """Written after every phase: a crash later keeps what was measured."""
+    (args.out / "capacity.json").write_text(json.dumps(doc, indent=2))
+
+
+def print_capacity(doc: dict[str, Any]) -> None:
+    runs = [("calibration", doc["calibration"])] if doc.get("calibration") else []
+    for name, search_ in (("mixed", doc.get("mixed")), *(doc.get("per_kind") or {}).items()):
+        if search_ and "runs" in search_:
+            runs += [(name, r) for r in search_["runs"]]
+        elif search_:
+            runs.append((name, search_))
+    if runs:
+        table = Table(title="Capacity candidates (each on a fresh embedded stack)")
+        cols = (
+            *("load", "x", "turns/s", "files/s", "clients", "s", "held", "kept up"),
+            *("max lag", "retrieve/s", "p95 ms", "fallback", "load 1m", "others' cores"),
+        )
+        for col in cols:
+            table.add_column(col, justify="right")
+        for name, r in runs:
+            j, ret, cpu = r["judged"], r["streams"]["retrieve_http"], r["cpu_cores"]
+            table.add_row(*map(str, (
+                name, r["factor"], r["turns_per_s"], r["files_per_s"], r["retrieval_clients"],
+                round(r["seconds"]), "yes" if j["held"] else "no", j["kept_up"], r["max_lag"],
+                ret["achieved_per_s"], ret["p95_ms"], f"{j['retrieval_degraded_share']:.0%}",
+                (cpu.get("load_average_1m") or {}).get("mean"), cpu.get("others"),
+            )))  # fmt: skip
+        console.print(table)
+        for name, r in runs:
+            if not r["judged"]["held"]:
+                console.print(f"  {name} x{r['factor']}: {'; '.join(r['judged']['why'])}")
+    if doc.get("mixed"):
+        m = doc["mixed"]
+        console.print(
+            f"mixed capacity: {m['capacity']} "
+            f"(held x{m['held_factor']}, failed x{m['failed_factor']})"
+        )
+    if doc.get("roles"):
+        table = Table(title="Worker roles draining a backlog (per machine: the better count)")
+        for col in ("role", "workers", "items", "seconds", "rate", "unit", "load 1m"):
+            table.add_column(col, justify="right")
+        for r in doc["roles"]["runs"]:
+            rate = r.get("chunks_per_s", r["per_s"])
+            table.add_row(*map(str, (r["role"], r["workers"], r["items"], r["seconds"], rate,
+                                     ROLE_UNIT[r["role"]], r["load_average_1m"])))  # fmt: skip
+        console.print(table)
+    if doc.get("overload"):
+        o = doc["overload"]
+        lost = o.get("landed") or {}
+        lag = o["lag"]
+        console.print(
+            f"overload x{o['factor']} for {o['seconds']:.0f}s: lag max {lag['max_during_load']}, "
+            f"growth {lag['growth_per_min_during_load']}/min, drained after "
+            f"{o['drained_after_s']}s; bounded {o['bounded']}; nothing lost {o['nothing_lost']}"
+        )
+        for part in ("turns", "files", "deadletters"):
+            console.print(f"  {part}: {lost.get(part)}")
+    p = doc.get("projection")
+    if p:
+        table = Table(title="Machines like this one for 100 turns/s, 50 files/s, 50 clients")
+        for col in ("part", "machines", "arithmetic"):
+            table.add_column(col, justify="right" if col == "machines" else "left")
+        for name, r in p["roles"].items():
+            table.add_row(name, str(r["machines"]), r["arithmetic"])
+        table.add_row("total", str(p["machines_fractional"]), p["arithmetic"])
+        console.print(table)
+        console.print(f"  packed: {p['machines_packed']}, each part its own: "
+                      f"{p['machines_each_role_its_own']}; check: {p.get('check')}")  # fmt: skip
+
+
+async def capacity_main(args: argparse.Namespace, scratch: Path) -> None:
+    path = args.out / "capacity.json"
+    doc: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    doc.update(
+        benchmark="capacity on one machine, embedded stack",
+        generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        machine=machine(),
+        base_mix=BASE_MIX,
+    )
+    if args.capacity:
+        if not args.skip_roles:
+            console.print("[bold]worker roles[/bold] draining backlogs")
+            doc["roles"] = await run_roles(args, scratch / "roles")
+            save(args, doc)
+        await run_mixed(args, scratch, doc)
+        save(args, doc)
+    if args.per_kind:
+        await run_per_kind(args, scratch, doc)
+        save(args, doc)
+    if args.overload:
+        base = args.overload_base or (doc.get("mixed") or {}).get("held_factor")
+        if base is None:
+            raise SystemExit("no held capacity to overload: run --capacity or give --overload-base")
+        doc["overload"] = await run_overload(args, scratch, base)
+        save(args, doc)
+    doc["projection"] = project(doc)
+    doc["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    save(args, doc)
+    print_capacity(doc)
+    console.print(f"→ {path}")
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -889,7 +1798,30 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-load", action="store_true")
     parser.add_argument("--skip-scaling", action="store_true")
     parser.add_argument("--out", type=Path, default=OUT)
+    cap = parser.add_argument_group("capacity (bench-results/capacity.json)")
+    cap.add_argument("--capacity", action="store_true", help="role rates, then the search")
+    cap.add_argument("--overload", action="store_true", help="2x the held mix, then drain")
+    cap.add_argument("--skip-roles", action="store_true", help="keep capacity.json's roles")
+    cap.add_argument("--start-factor", type=float, help="first factor (else from the roles)")
+    cap.add_argument("--calibrate", type=float, default=60.0, help="seconds; 0: none")
+    cap.add_argument("--steps", type=int, default=4, help="runs of the mixed search")
+    cap.add_argument("--candidate-drain", type=float, default=60.0)
+    cap.add_argument("--per-kind", action="store_true", help="turns, files, retrieval alone")
+    cap.add_argument("--kind-steps", type=int, default=2)
+    cap.add_argument("--kind-duration", type=float, help="default: --duration")
+    cap.add_argument("--retrieval-duration", type=float, default=60.0)
+    cap.add_argument("--overload-base", type=float, help="factor (else capacity.json's held)")
+    cap.add_argument("--overload-multiple", type=float, default=2.0)
+    cap.add_argument("--overload-duration", type=float, default=120.0)
+    cap.add_argument("--overload-drain", type=float, default=900.0)
+    cap.add_argument("--role-files", type=int, default=5000)
+    cap.add_argument("--role-chunked", type=int, default=600)
+    cap.add_argument("--role-turns", type=int, default=3000)
+    cap.add_argument(
+        "--role-workers", type=lambda v: [int(x) for x in v.split(",")], default=[1, 2]
+    )
     args = parser.parse_args(argv)
+    args.kind_duration = args.kind_duration or args.duration
     configure_logging("WARNING", "console")  # the ingestor logs every turn at INFO
     if args.quick:
         args.duration, args.drain_timeout = 30.0, 60.0
@@ -898,6 +1830,9 @@ async def main(argv: list[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="tribal-bench-load-"))
     os.chmod(scratch, 0o755)  # the embedded PostgreSQL may run as another user
     try:
+        if args.capacity or args.overload or args.per_kind:
+            await capacity_main(args, scratch)
+            args.skip_load = args.skip_scaling = True  # the capacity bench replaces both
         if not args.skip_load:
             console.print("[bold]load[/bold] on the embedded stack")
             started = machine()
@@ -922,8 +1857,10 @@ async def main(argv: list[str] | None = None) -> int:
             (args.out / "scaling.json").write_text(json.dumps(doc, indent=2))
             print_scaling(scaling)
             console.print(f"→ {args.out / 'scaling.json'}")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    except BaseException:
+        console.print(f"[red]failed: the children's logs are kept in {scratch}")
+        raise
+    shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 

@@ -55,8 +55,11 @@ class IndexProjection:
         "memory.episodes",
         "memory.summaries",
         "schema.changes",
-        "memory.turns",  # only MemoryForgotten: forgotten memory must leave the index
     )
+    """A forget is read from ``memory.episodes``, where the episoder passes it on in its
+    place among the group's episodes: read from ``memory.turns`` as well, it could be
+    applied after an episode of a turn written after it (another topic, read at its own
+    pace), and erase that too."""
 
     def __init__(self, index: SearchIndex, name: str = "index") -> None:
         self.index = index

@@ -145,7 +145,7 @@ TOPIC_OF = {
     "TableDropped": "schema.changes",
     "EpisodeRecorded": "memory.episodes",
     "SummaryCreated": "memory.summaries",
-    "MemoryForgotten": "memory.turns",
+    "MemoryForgotten": "memory.episodes",
 }
 
 
@@ -167,3 +167,10 @@ class Feed:
 
     async def __call__(self, *events: Event) -> int:
         return await self.projection.apply(self.wrap(events))
+
+
+def test_the_index_reads_forgets_in_their_place_among_the_episodes_only() -> None:
+    # From memory.turns as well, a forget read late (that topic at its own pace) would
+    # erase the episode of a turn written after it.
+    assert "memory.episodes" in IndexProjection.topics
+    assert "memory.turns" not in IndexProjection.topics

@@ -288,7 +288,7 @@ def main() -> None:
 
 
 # Commands in sibling modules register themselves on ``app`` when imported.
-from api import cli_log, cli_search  # noqa: E402, F401
+from api import cli_log, cli_memory, cli_search  # noqa: E402, F401
 
 if __name__ == "__main__":
     main()

@@ -75,7 +75,8 @@ TOOLS: list[tuple[str, type[BaseModel], type[BaseModel], Any, str]] = [
      "and every relationship version (history and provenance)."),
     ("add_memory", m.AddMemoryInput, m.AddMemoryOutput, memory.add_memory,
      "Record a conversation turn (user message and agent response) into the memory of "
-     "group_id; entities and facts are extracted from it asynchronously."),
+     "group_id; entities and facts are extracted from it asynchronously. speaker names who "
+     "said it (any number of people per group); occurred_at when (default now)."),
 ]  # fmt: skip
 
 

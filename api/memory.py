@@ -1,4 +1,5 @@
-"""``POST /v1/memory/turns``, ``/v1/memory/events`` and ``/v1/memory/forget``."""
+"""``POST /v1/memory/turns``, ``/v1/memory/import``, ``/v1/memory/events`` and
+``/v1/memory/forget``."""
 
 from __future__ import annotations
 
@@ -6,20 +7,32 @@ import time
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import Route
 
 from api.endpoint import ApiError, json_endpoint
+from api.errors import error_response
 from events.limits import (
     EVENT_TYPE_MAX,
     GROUP_ID_MAX,
+    IMPORT_TURNS_MAX,
     MESSAGE_MAX,
     REASON_MAX,
+    SPEAKER_MAX,
     TENANT_MAX,
     TURN_ID_MAX,
 )
-from events.sources.turns import IngestionError, MemoryIngestor, Session, Turn
+from events.problems import problem_of
+from events.sources.turns import (
+    BatchIngestionError,
+    IngestionError,
+    MemoryIngestor,
+    Session,
+    Turn,
+    turn_problem,
+)
 from events.text import CleanText
 from events.types import (
     GROUP_ID_PATTERN,
@@ -46,6 +59,13 @@ AnyMetadata = Annotated[
 ]  # fmt: skip
 
 
+OCCURRED_AT = Field(
+    default=None,
+    description="When it happened (ISO 8601 with a timezone; default: now). Give the past "
+    "for an import or a late turn: episodes, facts and summaries keep this time.",
+)
+
+
 class TurnRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -54,6 +74,37 @@ class TurnRequest(BaseModel):
     agent_response: CleanText = Field(default="", max_length=MESSAGE_MAX)
     turn_id: CleanText | None = Field(default=None, max_length=TURN_ID_MAX, description="A UUID.")
     metadata: Metadata = Field(default_factory=dict)
+    speaker: CleanText | None = Field(
+        default=None, min_length=1, max_length=SPEAKER_MAX,
+        description="Who said user_message, in their own name (default: the user).",
+    )  # fmt: skip
+    occurred_at: AwareDatetime | None = OCCURRED_AT
+
+    def turn(self) -> Turn:
+        return Turn.model_validate(
+            {
+                "user_message": self.user_message,
+                "agent_response": self.agent_response,
+                "turn_id": self.turn_id,
+                "metadata": self.metadata,
+                "speaker": self.speaker,
+                "occurred_at": self.occurred_at,
+            }
+        )
+
+    def session(self) -> Session:
+        tenant, _, session_id = self.group_id.partition(":")
+        return Session(tenant_id=tenant, id=session_id)
+
+
+class ImportRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    turns: list[TurnRequest] = Field(
+        min_length=1,
+        max_length=IMPORT_TURNS_MAX,
+        description="Past turns, of any groups of the caller's tenant, in any order.",
+    )
 
 
 class EventRequest(BaseModel):
@@ -65,6 +116,7 @@ class EventRequest(BaseModel):
     metadata: AnyMetadata = Field(
         default_factory=dict, description="Values that are not strings are stored as str(value)."
     )
+    occurred_at: AwareDatetime | None = OCCURRED_AT
 
 
 class ForgetRequest(BaseModel):
@@ -107,24 +159,53 @@ def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
 
     @json_endpoint(TurnRequest, status=202)
     async def post_turn(request: Request, req: TurnRequest) -> dict[str, Any]:
-        tenant, _, session_id = req.group_id.partition(":")
-        own(request, tenant)
-        turn = Turn.model_validate(
-            {
-                "user_message": req.user_message,
-                "agent_response": req.agent_response,
-                "turn_id": req.turn_id,
-                "metadata": req.metadata,
-            }
-        )
-        session = Session(tenant_id=tenant, id=session_id)
-        return await timed(require().ingest_turn(turn, session))
+        own(request, req.group_id.partition(":")[0])
+        return await timed(require().ingest_turn(req.turn(), req.session()))
+
+    @json_endpoint(ImportRequest, status=202)
+    async def post_import(request: Request, req: ImportRequest) -> dict[str, Any] | Response:
+        """A history's turns at once: all recorded, or none (every problem listed)."""
+        for tenant in sorted({t.group_id.partition(":")[0] for t in req.turns}):
+            own(request, tenant)
+        ing = require()
+        t0 = time.perf_counter()
+        turns: list[tuple[Turn, Session]] = []
+        refused: list[tuple[int, IngestionError]] = []
+        for i, t in enumerate(req.turns):
+            try:
+                turn, session = t.turn(), t.session()
+            except ValidationError as exc:
+                problem = problem_of(exc)
+                refused.append((i, IngestionError(problem.code, problem.message)))
+                continue
+            wrong = turn_problem(turn, session)
+            if wrong is not None:
+                refused.append((i, wrong))
+            turns.append((turn, session))
+        try:
+            if refused:
+                raise BatchIngestionError(refused)
+            receipts = await ing.ingest_turns(turns)
+        except BatchIngestionError as exc:
+            problems = [
+                {"field": f"turns.{i}", "code": p.code, "problem": p.message}
+                for i, p in exc.problems
+            ]
+            return error_response(422, exc.code, exc.message, context={"problems": problems})
+        return {
+            "success": True,
+            "accepted": len(receipts),
+            "receipts": [r.model_dump(mode="json", exclude_none=True) for r in receipts],
+            "latency_ms": round((time.perf_counter() - t0) * 1000, 3),
+        }
 
     @json_endpoint(EventRequest, status=202)
     async def post_event(request: Request, req: EventRequest) -> dict[str, Any]:
         own(request, req.group_id.partition(":")[0])
         return await timed(
-            require().ingest_event(req.event_type, req.content, req.group_id, req.metadata)
+            require().ingest_event(
+                req.event_type, req.content, req.group_id, req.metadata, req.occurred_at
+            )
         )
 
     @json_endpoint(ForgetRequest, status=202)
@@ -146,6 +227,7 @@ def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
 
     return [
         Route("/v1/memory/turns", post_turn, methods=["POST"]),
+        Route("/v1/memory/import", post_import, methods=["POST"]),
         Route("/v1/memory/events", post_event, methods=["POST"]),
         Route("/v1/memory/forget", post_forget, methods=["POST"]),
     ]

@@ -45,6 +45,9 @@ METADATA_VALUE_MAX = 2_000
 MESSAGE_MAX = 100_000
 """Characters of a user message, agent response or event content (about 25k tokens)."""
 
+IMPORT_TURNS_MAX = 1_000
+"""Turns of one ``POST /v1/memory/import`` (the body stays within ``BODY_MAX_BYTES`` too)."""
+
 REASON_MAX = 1_000
 """Characters of a ``forget`` reason."""
 

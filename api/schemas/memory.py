@@ -9,7 +9,7 @@ from uuid import UUID
 from pydantic import AwareDatetime, BaseModel, Field
 
 from api.schemas.common import Budgeted, Paged, PagedResponse, Request, Response
-from events.limits import GROUP_ID_MAX, MESSAGE_MAX, QUERY_MAX
+from events.limits import GROUP_ID_MAX, MESSAGE_MAX, QUERY_MAX, SPEAKER_MAX
 from events.text import CleanText
 from events.types import GROUP_ID_PATTERN, Metadata
 
@@ -111,6 +111,14 @@ class AddMemoryInput(Request):
     user_message: CleanText = Field(min_length=1, max_length=MESSAGE_MAX)
     agent_response: CleanText = Field(default="", max_length=MESSAGE_MAX)
     metadata: Metadata = Field(default_factory=dict)
+    speaker: CleanText | None = Field(
+        default=None, min_length=1, max_length=SPEAKER_MAX,
+        description="Who said user_message, in their own name (default: the user).",
+    )  # fmt: skip
+    occurred_at: AwareDatetime | None = Field(
+        default=None,
+        description="When it was said (ISO 8601 with a timezone; default: now).",
+    )
 
 
 class AddMemoryOutput(Response):

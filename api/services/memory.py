@@ -223,7 +223,8 @@ def _jsonable(value: Any) -> Any:
 
 
 async def add_memory(ctx: ServiceContext, req: AddMemoryInput, tenant: str) -> AddMemoryOutput:
-    """Record a conversation turn; returns once Kafka has acknowledged it."""
+    """Record a conversation turn (said by ``speaker`` at ``occurred_at``, both optional);
+    returns once Kafka has acknowledged it."""
     from events.sources.turns import IngestionError, Session, Turn
 
     group = check_group(req.group_id, tenant)
@@ -231,8 +232,9 @@ async def add_memory(ctx: ServiceContext, req: AddMemoryInput, tenant: str) -> A
         raise ServiceError(503, "EVENT_LOG_UNAVAILABLE", "no Kafka broker is configured", True)
     session_tenant, _, session_id = group.partition(":")
     turn = Turn(
-        user_message=req.user_message, agent_response=req.agent_response, metadata=req.metadata
-    )
+        user_message=req.user_message, agent_response=req.agent_response, metadata=req.metadata,
+        speaker=req.speaker, occurred_at=req.occurred_at,
+    )  # fmt: skip
     try:
         receipt = await ctx.ingestor.ingest_turn(
             turn, Session(tenant_id=session_tenant, id=session_id)

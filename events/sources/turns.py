@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
-from uuid import UUID
+from uuid import UUID, uuid5
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
@@ -164,12 +165,14 @@ def _event(model: type[E], /, **fields: Any) -> E:
         raise IngestionError(problem.code, problem.message) from exc
 
 
-def turn_event(turn: Turn, session: Session) -> TurnRecorded:
+def turn_event(turn: Turn, session: Session, event_id: UUID | None = None) -> TurnRecorded:
     """The ``TurnRecorded`` event of ``turn``, or the :class:`IngestionError` that
     refuses it (what :meth:`MemoryIngestor.ingest_turn` sends, without sending it)."""
     group_id = validate_group_id(session.group_id)
     _bounded(user_message=turn.user_message, agent_response=turn.agent_response)
     extra: dict[str, Any] = {} if turn.turn_id is None else {"turn_id": turn.turn_id}
+    if event_id is not None:
+        extra["event_id"] = event_id
     return _event(
         TurnRecorded,
         group_id=group_id,
@@ -180,6 +183,45 @@ def turn_event(turn: Turn, session: Session) -> TurnRecorded:
         **_when(turn.occurred_at),
         **_speaker(turn.speaker),
     )
+
+
+def turn_problem(turn: Turn, session: Session) -> IngestionError | None:
+    """Why ``turn`` cannot be recorded in ``session``, or None when it can."""
+    try:
+        turn_event(turn, session)
+    except IngestionError as exc:
+        return exc
+    return None
+
+
+IMPORT_NAMESPACE = UUID("2d9a4c1e-7b3f-5e8a-9c61-4f0b8e2d7a13")
+
+
+def imported_turn_id(group_id: str, turn: Turn, occurrence: int = 0) -> UUID:
+    """The id of an imported turn that brings none: derived from what it is (group, time,
+    speaker, both texts) and its ``occurrence`` among identical ones, so importing the
+    same history again records the same turns, not new ones."""
+    when = turn.occurred_at.isoformat() if turn.occurred_at is not None else ""
+    parts = (group_id, when, turn.speaker or "", turn.user_message, turn.agent_response)
+    return uuid5(IMPORT_NAMESPACE, "\x1f".join((*parts, str(occurrence))))
+
+
+def imported_event_id(group_id: str, turn_id: UUID) -> UUID:
+    """The ``TurnRecorded`` event id of an imported turn: one per (group, turn id)."""
+    return uuid5(IMPORT_NAMESPACE, f"{group_id}|{turn_id}")
+
+
+class BatchIngestionError(IngestionError):
+    """Some turns of a batch cannot become events; nothing of the batch was sent.
+
+    ``problems``: (index in the batch, its :class:`IngestionError`), in batch order.
+    """
+
+    def __init__(self, problems: list[tuple[int, IngestionError]]) -> None:
+        index, first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(first.code, f"turns[{index}]: {first.message}{more}")
+        self.problems = problems
 
 
 class MemoryIngestor:
@@ -223,6 +265,46 @@ class MemoryIngestor:
     async def _ingest_turn(self, turn: Turn, session: Session) -> Receipt:
         event = turn_event(turn, session)
         return await self._send(event.group_id, event)
+
+    async def ingest_turns(self, turns: Sequence[tuple[Turn, Session]]) -> list[Receipt]:
+        """Record a batch of turns (a history import); returns once Kafka has them all.
+
+        Every turn is checked before any is sent: a batch is recorded whole or refused
+        whole (:class:`BatchIngestionError`). Each group's turns are sent in the order
+        they were said (``occurred_at``), so a conversation's lane reads like it was
+        lived. A turn without ``turn_id`` gets :func:`imported_turn_id`, and every event
+        id derives from its turn id: sending the same batch twice records it once
+        downstream (same episodes, same facts). Receipts come in the batch's order.
+        """
+        t0 = time.perf_counter()
+        events: list[TurnRecorded] = []
+        problems: list[tuple[int, IngestionError]] = []
+        seen: dict[UUID, int] = {}
+        for i, (turn, session) in enumerate(turns):
+            try:
+                group_id = validate_group_id(session.group_id)
+                turn_id = turn.turn_id
+                if turn_id is None:
+                    first = imported_turn_id(group_id, turn)
+                    seen[first] = seen.get(first, -1) + 1
+                    turn_id = imported_turn_id(group_id, turn, seen[first])
+                    turn = turn.model_copy(update={"turn_id": turn_id})
+                events.append(turn_event(turn, session, imported_event_id(group_id, turn_id)))
+            except IngestionError as exc:
+                problems.append((i, exc))
+        if problems:
+            raise BatchIngestionError(problems)
+        with span("memory.ingest_turns", turns=len(events)):
+            for event in sorted(events, key=lambda e: e.occurred_at):  # stable: ties keep order
+                await self.sink.emit(TOPIC, event.group_id, event)
+            await self.sink.flush()
+        latency_ms = (time.perf_counter() - t0) * 1000
+        INGESTION_LATENCY.labels(operation="ingest_turns").observe(latency_ms)
+        log.info("turns_recorded", count=len(events), latency_ms=round(latency_ms, 3))
+        return [
+            Receipt(episode_id=episode_id_for(e.event_id), event_id=e.event_id, group_id=e.group_id)
+            for e in events
+        ]
 
     async def ingest_event(
         self,

@@ -1,6 +1,6 @@
 """One input per surface, and the generators that make hostile (and valid) ones.
 
-Surfaces: ``http:turns``, ``http:events``, ``http:forget``, ``http:retrieve``,
+Surfaces: ``http:turns``, ``http:import``, ``http:events``, ``http:forget``, ``http:retrieve``,
 ``http:search`` (the GET read endpoints), ``mcp:<tool>``, ``registry`` (the schema
 registry mounted at ``/schema-registry``) and ``raw:<topic>`` (a record produced straight
 to a source topic, bypassing every edge). An input is plain data; :mod:`.stack` sends it,
@@ -169,6 +169,11 @@ def as_json(value: Any) -> bytes:
 def turn(body: Any) -> HttpCall:
     raw = body if isinstance(body, bytes) else as_json(body)
     return HttpCall("http:turns", "POST", "/v1/memory/turns", raw)
+
+
+def imported(body: Any) -> HttpCall:
+    raw = body if isinstance(body, bytes) else as_json(body)
+    return HttpCall("http:import", "POST", "/v1/memory/import", raw)
 
 
 def event(body: Any) -> HttpCall:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -38,6 +39,7 @@ from tests.reliability.fuzz.inputs import (
     Wire,
     event,
     forget_of,
+    imported,
     marked,
     mcp,
     record_schema,
@@ -66,9 +68,15 @@ def invalid_ids() -> st.SearchStrategy[str]:
     return hostile_ids().filter(lambda s: not _VALID_ID.fullmatch(s))
 
 
-def valid_turns(tenants: list[str]) -> st.SearchStrategy[HttpCall]:
-    """Turns any caller may send: valid ids, clean (if unusual) text and metadata."""
-    body = st.fixed_dictionaries(
+def past_times() -> st.SearchStrategy[str]:
+    """Times a turn may say it happened at: aware, not in the future."""
+    return st.datetimes(
+        min_value=datetime(1990, 1, 1), max_value=datetime(2025, 1, 1), timezones=st.just(UTC)
+    ).map(datetime.isoformat)
+
+
+def valid_turn_bodies(tenants: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries(
         {
             "group_id": st.tuples(st.sampled_from(tenants), valid_ids(12)).map(":".join),
             "user_message": clean_texts(min_size=1),
@@ -76,23 +84,46 @@ def valid_turns(tenants: list[str]) -> st.SearchStrategy[HttpCall]:
         optional={
             "agent_response": clean_texts(),
             "metadata": st.dictionaries(valid_ids(8), clean_texts(max_pieces=2), max_size=3),
+            "speaker": clean_texts(min_size=1, max_pieces=2),
+            "occurred_at": past_times(),
         },
     )
-    return body.map(turn)
+
+
+def valid_turns(tenants: list[str]) -> st.SearchStrategy[HttpCall]:
+    """Turns any caller may send: valid ids, clean (if unusual) text and metadata."""
+    return valid_turn_bodies(tenants).map(turn)
+
+
+def hostile_turn_bodies() -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.fixed_dictionaries(
+            {"group_id": hostile_group_ids()},
+            optional={
+                "user_message": hostile_texts(),
+                "agent_response": hostile_texts(),
+                "turn_id": st.one_of(st.uuids().map(str), hostile_texts()),
+                "metadata": hostile_metadata(),
+                "speaker": st.one_of(hostile_texts(), json_values()),
+                "occurred_at": st.one_of(hostile_texts(), json_values()),
+                "unexpected": json_values(),
+            },
+        ),
+        json_values(),
+    )
 
 
 def hostile_turns() -> st.SearchStrategy[HttpCall]:
-    body = st.fixed_dictionaries(
-        {"group_id": hostile_group_ids()},
-        optional={
-            "user_message": hostile_texts(),
-            "agent_response": hostile_texts(),
-            "turn_id": st.one_of(st.uuids().map(str), hostile_texts()),
-            "metadata": hostile_metadata(),
-            "unexpected": json_values(),
-        },
+    return st.one_of(hostile_turn_bodies(), st.sampled_from(MALFORMED_BODIES)).map(turn)
+
+
+def imports(tenants: list[str]) -> st.SearchStrategy[HttpCall]:
+    """History imports: valid turns, maybe hostile ones among them, or a hostile body."""
+    turns = st.lists(
+        st.one_of(valid_turn_bodies(tenants), hostile_turn_bodies()), min_size=0, max_size=4
     )
-    return st.one_of(body, json_values(), st.sampled_from(MALFORMED_BODIES)).map(turn)
+    body = st.fixed_dictionaries({"turns": turns}, optional={"unexpected": json_values()})
+    return st.one_of(body, json_values(), st.sampled_from(MALFORMED_BODIES)).map(imported)
 
 
 def hostile_events() -> st.SearchStrategy[HttpCall]:

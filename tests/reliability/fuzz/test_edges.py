@@ -49,6 +49,7 @@ from tests.reliability.fuzz.strategies import (
     hostile_registrations,
     hostile_retrieves,
     hostile_turns,
+    imports,
     raw_recipes,
     valid_mcp_memories,
     valid_registrations,
@@ -61,6 +62,7 @@ KB = "tribal.kb.articles"
 JSON = {"content-type": "application/json"}
 WRITES: dict[str, type] = {
     "/v1/memory/turns": TurnRecorded,
+    "/v1/memory/import": TurnRecorded,
     "/v1/memory/events": SystemEventRecorded,
     "/v1/memory/forget": MemoryForgotten,
 }
@@ -119,6 +121,31 @@ def test_a_memory_write_records_exactly_one_valid_event_or_is_refused_with_an_ag
     assert edge.serde.decode(edge.serde.encode(record.event, TURNS)) == record.event
     assert resp.json()["event_id"] == str(record.event.event_id)
     assert record.key == record.event.group_id
+
+
+@EDGE
+@given(call=imports(TENANTS))
+def test_a_history_import_records_each_of_its_turns_or_is_refused_whole(
+    edge: Edge, call: HttpCall
+) -> None:
+    before = len(edge.sink.emitted)
+    resp = edge.client.request(call.method, call.path, content=call.body, headers=JSON)
+    entry = classify_http(call.surface, _sent(resp))
+    assert entry.problem is None, entry.problem
+    event(f"{call.surface}: {entry.outcome} {entry.code or ''}")
+    emitted = edge.sink.emitted[before:]
+    if entry.outcome == "rejected":
+        assert 400 <= resp.status_code < 500
+        assert emitted == [], "a refused import recorded something"
+        return
+    assert resp.status_code == 202, resp.text
+    receipts = resp.json()["receipts"]
+    assert len(emitted) == len(receipts) == len(json.loads(call.body or b"{}")["turns"])
+    assert {r["event_id"] for r in receipts} == {str(r.event.event_id) for r in emitted}
+    for record in emitted:
+        assert isinstance(record.event, TurnRecorded)
+        assert edge.serde.decode(edge.serde.encode(record.event, TURNS)) == record.event
+        assert record.key == record.event.group_id
 
 
 @EDGE

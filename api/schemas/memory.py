@@ -49,13 +49,44 @@ class FactOut(BaseModel):
     expired_at: datetime | None
     invalidated_by: UUID | None = None
     reason: str | None = None
+    episode_ids: list[UUID] = Field(
+        default_factory=list, description="The episodes whose statements asserted this fact."
+    )
+    invalidated_in: UUID | None = Field(
+        default=None, description="The episode whose statement ended this fact, if any."
+    )
 
 
 class EpisodeOut(BaseModel):
     episode_id: str
     content: str = Field(description="At most 500 characters.")
-    relevance_score: float
-    occurred_at: datetime | None
+    relevance_score: float = Field(description="0-1; episodes come best first.")
+    occurred_at: datetime | None = Field(description="When the turn was said (world time).")
+    turn_id: str | None = Field(default=None, description="The turn's id (turns only).")
+    source_event_id: str | None = Field(
+        default=None, description="The TurnRecorded or SystemEventRecorded event it came from."
+    )
+    speaker: str | None = Field(default=None, description="Who said it, when the turn named them.")
+    content_type: str | None = Field(default=None, description="'message' or 'event'.")
+    metadata: dict[str, str] = Field(
+        default_factory=dict, description="The turn's or event's own metadata."
+    )
+
+
+class SummaryOut(BaseModel):
+    summary_id: str
+    summary_type: str = Field(description="'window' or 'meta'.")
+    content: str = Field(description="At most 500 characters.")
+    relevance_score: float = Field(description="0-1; summaries come best first.")
+    occurred_at: datetime | None = Field(
+        description="When the last turn it covers was said (world time)."
+    )
+    episode_ids: list[str] = Field(
+        default_factory=list, description="The episodes it summarises (a meta: all of theirs)."
+    )
+    summary_ids: list[str] = Field(
+        default_factory=list, description="The window summaries a meta summary covers."
+    )
 
 
 class AnswerOut(BaseModel):
@@ -69,6 +100,11 @@ class AnswerOut(BaseModel):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     occurred_at: datetime | None = None
+    episode_ids: list[UUID] = Field(
+        default_factory=list, description="A fact: the episodes that stated it."
+    )
+    turn_id: str | None = Field(default=None, description="An episode: its turn's id.")
+    speaker: str | None = Field(default=None, description="An episode: who said it.")
 
 
 class SearchMemoryOutput(PagedResponse):
@@ -79,6 +115,9 @@ class SearchMemoryOutput(PagedResponse):
     )
     facts: list[FactOut] = Field(default_factory=list)
     episodes: list[EpisodeOut] = Field(default_factory=list)
+    summaries: list[SummaryOut] = Field(
+        default_factory=list, description="Window and meta summaries (with a query only)."
+    )
 
 
 class GetEntityInput(Budgeted):

@@ -26,13 +26,14 @@ from api.schemas.memory import (
     GetEntityOutput,
     SearchMemoryInput,
     SearchMemoryOutput,
+    SummaryOut,
 )
 from api.services.budget import clip, fit
 from api.services.context import ServiceContext, require_db
 from api.services.errors import ServiceError, forbidden
 from projections.graph import queries as g
 from projections.graph.models import Fact
-from projections.index.port import Filters, Kind
+from projections.index.port import Filters, Hit, Kind
 from projections.index.ranking import episode_relevance, fact_relevance, fact_text
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,8 @@ def check_group(group_id: str, tenant: str) -> str:
 
 
 def _fact(f: Fact) -> FactOut:
-    return FactOut.model_validate(dataclasses.asdict(f))
+    ended = f.provenance.episode_id if f.provenance.change == "invalidated" else None
+    return FactOut.model_validate({**dataclasses.asdict(f), "invalidated_in": ended})
 
 
 def _mentions(f: Fact, words: set[str]) -> bool:
@@ -111,7 +113,7 @@ async def rank_together(
         AnswerOut(
             kind="fact", text=fact_text(f.source_name, f.relation_type, f.target_name),
             relevance=score, relationship_id=f.relationship_id, valid_from=f.valid_from,
-            valid_to=f.valid_to,
+            valid_to=f.valid_to, episode_ids=list(f.episode_ids),
         )
         for score, f in facts
     ]  # fmt: skip
@@ -126,7 +128,8 @@ async def rank_together(
         answers.append(
             AnswerOut(
                 kind="episode", text=e.content, relevance=episode_relevance(similarity),
-                episode_id=e.episode_id, occurred_at=e.occurred_at,
+                episode_id=e.episode_id, occurred_at=e.occurred_at, turn_id=e.turn_id,
+                speaker=e.speaker,
             )
         )  # fmt: skip
     return sorted(answers, key=lambda a: -a.relevance)
@@ -138,10 +141,72 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norm if norm else 0.0
 
 
+_APART = ("content_type", "source", "source_event_id", "turn_id", "speaker")
+"""Index metadata of an episode that its result shows as fields of their own."""
+
+
+def best_first(hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` in the order of the score they report. The index returns a hybrid
+    search's hits in fused (reciprocal-rank) order, while each hit's score blends its
+    vector and keyword similarity: the two orders differ (scores came back 0.484, 0.379,
+    0.459, 0.349), so results follow the score they carry; fused order breaks ties."""
+    return sorted(hits, key=lambda h: -h.score)
+
+
+def episode_out(hit: Hit) -> EpisodeOut:
+    """An episode hit with its provenance: the turn and event it came from, who said it
+    and when, and the turn's own metadata."""
+    meta = dict(hit.object.metadata)
+    return EpisodeOut(
+        episode_id=hit.object.document_id, content=clip(hit.object.text, 500),
+        relevance_score=round(hit.score, 4), occurred_at=hit.object.updated_at,
+        turn_id=meta.get("turn_id"), source_event_id=meta.get("source_event_id"),
+        speaker=meta.get("speaker"), content_type=meta.get("content_type"),
+        metadata={k: v for k, v in meta.items() if k not in _APART},
+    )  # fmt: skip
+
+
+def summary_out(hit: Hit) -> SummaryOut:
+    """A summary hit with the episodes (and, for a meta summary, the summaries) it covers."""
+    meta = hit.object.metadata
+    return SummaryOut(
+        summary_id=hit.object.document_id, summary_type=meta.get("summary_type", "window"),
+        content=clip(hit.object.text, 500), relevance_score=round(hit.score, 4),
+        occurred_at=hit.object.updated_at,
+        episode_ids=[x for x in meta.get("episode_ids", "").split(",") if x],
+        summary_ids=[x for x in meta.get("summary_ids", "").split(",") if x],
+    )  # fmt: skip
+
+
+async def _memory_hits(
+    ctx: ServiceContext, req: SearchMemoryInput, group: str, kind: Kind
+) -> list[Hit]:
+    """The group's episodes or summaries matching the query that existed at ``as_of``,
+    best first; none when the index is away (facts still answer)."""
+    if not req.query or ctx.index is None:
+        return []
+    try:
+        vector = await ctx.vector(req.query)
+        hits = await ctx.index.search(
+            req.query, vector, kind, Filters(group_id=group), req.limit, group.partition(":")[0]
+        )
+    except Exception as exc:
+        log.warning("search_memory: %s unavailable: %s", kind.value, exc)
+        return []
+    return best_first(
+        [
+            h
+            for h in hits
+            if req.as_of is None or h.object.updated_at is None or h.object.updated_at <= req.as_of
+        ]
+    )
+
+
 async def search_memory(
     ctx: ServiceContext, req: SearchMemoryInput, tenant: str
 ) -> SearchMemoryOutput:
-    """Facts that held at ``as_of`` as known at ``known_at``, and matching episodes."""
+    """Facts that held at ``as_of`` as known at ``known_at``, and matching episodes and
+    summaries, each with where it came from (episodes, turns, speakers, times)."""
     group = check_group(req.group_id, tenant)
     try:
         facts = await g.facts_for(require_db(ctx), group, as_of=req.as_of, known_at=req.known_at)
@@ -155,31 +220,10 @@ async def search_memory(
     scored = await score_facts(ctx, req.query, facts) if req.query else [(0.0, f) for f in facts]
     facts = [f for _, f in scored]
     page = facts[req.offset : req.offset + req.limit]
-    episodes: list[EpisodeOut] = []
-    if req.query and ctx.index is not None:
-        try:
-            vector = await ctx.vector(req.query)
-            hits = await ctx.index.search(
-                req.query,
-                vector,
-                Kind.EPISODE,
-                Filters(group_id=group),
-                req.limit,
-                group.partition(":")[0],
-            )
-        except Exception as exc:  # facts still answer
-            log.warning("search_memory: episodes unavailable: %s", exc)
-            hits = []
-        episodes = [
-            EpisodeOut(
-                episode_id=h.object.document_id,
-                content=clip(h.object.text, 500),
-                relevance_score=round(h.score, 4),
-                occurred_at=h.object.updated_at,
-            )
-            for h in hits
-            if req.as_of is None or h.object.updated_at is None or h.object.updated_at <= req.as_of
-        ]
+    episode_hits, summary_hits = await asyncio.gather(
+        _memory_hits(ctx, req, group, Kind.EPISODE), _memory_hits(ctx, req, group, Kind.SUMMARY)
+    )
+    episodes = [episode_out(h) for h in episode_hits]
     answers = (
         await rank_together(ctx, req.query, scored[req.offset : req.offset + req.limit], episodes)
         if req.query
@@ -190,9 +234,10 @@ async def search_memory(
         answers=answers,
         facts=[_fact(f) for f in page],
         episodes=episodes,
+        summaries=[summary_out(h) for h in summary_hits],
         has_more=len(facts) > req.offset + req.limit,
     )
-    return fit(out, req.max_tokens, out.answers, out.episodes, out.facts)
+    return fit(out, req.max_tokens, out.answers, out.episodes, out.summaries, out.facts)
 
 
 async def get_entity(ctx: ServiceContext, req: GetEntityInput, tenant: str) -> GetEntityOutput:

@@ -71,6 +71,8 @@ class Fact:
     invalidated_by: UUID | None
     reason: str | None
     provenance: Provenance
+    episode_ids: tuple[UUID, ...] = ()
+    """The episodes whose statements asserted this fact (and its corrections), first first."""
 
 
 @dataclass(frozen=True)

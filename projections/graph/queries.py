@@ -32,7 +32,11 @@ from projections.graph.projection import DEFAULT_SCHEMA
 _FACTS = """
 SELECT r.*, r.attributes::text AS attrs,
        coalesce(sa.entity_id, r.source_entity_id) AS source_id, se.name AS source_name,
-       coalesce(ta.entity_id, r.target_entity_id) AS target_id, te.name AS target_name
+       coalesce(ta.entity_id, r.target_entity_id) AS target_id, te.name AS target_name,
+       (SELECT array_agg(v.episode_id ORDER BY v.version) FROM {s}.relationships v
+        WHERE v.group_id = r.group_id AND v.relationship_id = r.relationship_id
+          AND v.version <= r.version AND v.change = 'asserted' AND v.episode_id IS NOT NULL
+       ) AS said_in
 FROM {s}.relationships r
 LEFT JOIN {s}.aliases sa ON sa.group_id = r.group_id AND sa.alias_id = r.source_entity_id
 LEFT JOIN {s}.aliases ta ON ta.group_id = r.group_id AND ta.alias_id = r.target_entity_id
@@ -82,6 +86,7 @@ def _fact(row: Any) -> Fact:
         invalidated_by=row["invalidated_by"],
         reason=row["reason"],
         provenance=_provenance(row, row["change"]),
+        episode_ids=tuple(dict.fromkeys(row["said_in"] or ())),
     )
 
 

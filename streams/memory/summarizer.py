@@ -127,14 +127,16 @@ class ConversationSummarizer:
     async def create_meta_summary(
         self, summaries: Sequence[SummaryCreated], group_id: str
     ) -> SummaryCreated:
-        """Summary of window summaries (``summary_type="meta"``)."""
+        """Summary of window summaries (``summary_type="meta"``); it lists the window
+        summaries it covers and, for provenance, every episode they cover."""
         texts = [s.content for s in summaries]
         ids = tuple(s.summary_id for s in summaries)
+        episodes = tuple(dict.fromkeys(e for s in summaries for e in s.episode_ids))
         content, provider, model = await self._summarize(
             META_TASK, group_id, texts, self.config.meta.max_tokens
         )
         at = max((s.occurred_at for s in summaries), default=datetime.now(UTC))
-        return self._created(group_id, "meta", content, provider, model, texts, (), ids, at)
+        return self._created(group_id, "meta", content, provider, model, texts, episodes, ids, at)
 
     def _created(
         self, group_id: str, kind: str, content: str, provider: str, model: str,
@@ -143,7 +145,9 @@ class ConversationSummarizer:
     ) -> SummaryCreated:  # fmt: skip
         """The summary event; ``at`` is when what it covers ended (world time: the last
         turn's ``occurred_at``, not when the summary was written)."""
-        summary_id = summary_id_for(group_id, kind, episode_ids or summary_ids)
+        # A meta summary is named by the summaries it covers (as it always was), a window
+        # by its episodes: a summary already on the log keeps its id.
+        summary_id = summary_id_for(group_id, kind, summary_ids or episode_ids)
         source = sum(len(t) for t in texts)
         metrics.SUMMARIES_CREATED.labels(kind).inc()
         log.info(

@@ -2,7 +2,8 @@
 
 * ``EntitiesExtracted``: each entity is upserted under its surviving id (an id that
   was merged away resolves through ``aliases``); attributes merge, new keys win, and
-  ``valid_from`` of an existing entity is kept (seed 003's ``merge_entities``).
+  ``valid_from`` of an existing entity is kept (seed 003's ``merge_entities``) unless
+  an earlier one arrives late (world time: the entity was known from the earlier turn).
 * ``EntityMerged``: the duplicate leaves ``entities``, becomes an alias of the kept
   entity, and its attributes fold into it; its versions stay as they were.
 * ``RelationshipAsserted``/``RelationshipInvalidated``: see
@@ -81,6 +82,7 @@ class GraphProjection(PgProjection):
             "entity_type = EXCLUDED.entity_type, "
             "attributes = x.attributes || EXCLUDED.attributes, "
             "confidence = EXCLUDED.confidence, valid_to = EXCLUDED.valid_to, "
+            "valid_from = least(x.valid_from, EXCLUDED.valid_from), "
             "updated_at = greatest(x.updated_at, EXCLUDED.updated_at) RETURNING *",
             e.group_id, entity_id, entity.name, entity.entity_type, attributes,
             entity.confidence, entity.valid_from, entity.valid_to, e.occurred_at,

@@ -197,6 +197,8 @@ def merge_entities(existing: Entity, new: Entity) -> Entity:
     """``existing`` with ``new`` folded in: id and ``valid_from`` kept, new attributes win.
 
     The fuller name survives (``Robert Smith`` over ``Bob``); on a tie the existing one.
+    ``valid_from`` is the earlier of the two: the existing one, unless a turn said before
+    it arrived after it (an import, a late producer).
     """
     name = new.name if len(new.name.split()) > len(existing.name.split()) else existing.name
     confidence = max(existing.confidence, new.confidence, key=lambda c: CONFIDENCE_RANK.get(c, 0))
@@ -205,5 +207,6 @@ def merge_entities(existing: Entity, new: Entity) -> Entity:
             "name": name,
             "attributes": {**existing.attributes, **new.attributes},
             "confidence": confidence,
+            "valid_from": min(existing.valid_from, new.valid_from),
         }
     )

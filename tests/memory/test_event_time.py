@@ -76,9 +76,15 @@ def told(m: Memory, group_id: str, facts: Sequence[Event]) -> list[Fact]:
     return sorted(tuple(s) for s in state.values())  # type: ignore[misc]
 
 
+def known_since(m: Memory, group_id: str) -> dict[str, datetime]:
+    return {e.name: e.valid_from for e in m.extractor.fold.dedup.groups[group_id].entities.values()}
+
+
 async def test_shuffled_turns_end_in_the_same_facts_as_in_order() -> None:
     in_order = memory()
     expected = told(in_order, "acme:t", await facts_of(in_order, turns("acme:t")))
+    since = known_since(in_order, "acme:t")
+    assert since["Bristol"] == week(4)
     assert ("Caroline", "lives_in", "Bristol", week(4).date(), None) in expected
     assert ("Caroline", "works_at", "Initech", week(2).date(), week(8).date()) in expected
     assert ("Melanie", "uses", "Square", week(5).date(), week(7).date()) in expected
@@ -88,6 +94,7 @@ async def test_shuffled_turns_end_in_the_same_facts_as_in_order() -> None:
         shuffled = memory()
         got = told(shuffled, "acme:t", await facts_of(shuffled, arriving, batch=1 + seed % 3))
         assert got == expected, f"arrival order {seed}"
+        assert known_since(shuffled, "acme:t") == since, f"arrival order {seed}"
 
 
 async def test_an_older_statement_arriving_late_never_closes_the_newer_value() -> None:
@@ -150,6 +157,10 @@ async def graph_facts(graph: GraphProjection, group_id: str, as_of: datetime) ->
     )  # fmt: skip
 
 
+async def graph_entities(graph: GraphProjection, group_id: str) -> dict[str, datetime]:
+    return {e.name: e.valid_from for e in await q.search_entities(graph.pool, group_id, "")}
+
+
 async def test_the_graph_holds_the_same_facts_whatever_order_the_turns_arrived_in(
     graph: GraphProjection,
 ) -> None:
@@ -164,3 +175,6 @@ async def test_the_graph_holds_the_same_facts_whatever_order_the_turns_arrived_i
         assert await graph_facts(graph, "acme:shuffled", moment) == ordered
     now = await graph_facts(graph, "acme:shuffled", datetime.now(UTC))
     assert ("Caroline", "lives_in", "Bristol", week(4).date(), None) in now
+    ordered_since = await graph_entities(graph, "acme:ordered")
+    assert await graph_entities(graph, "acme:shuffled") == ordered_since
+    assert ordered_since["Bristol"] == week(4)

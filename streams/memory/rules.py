@@ -102,9 +102,12 @@ def _lines(content: str, speaker: str | None = None) -> list[tuple[str, str]]:
     """(role, text) pairs: ``user`` for what the user or the named ``speaker`` said,
     ``agent``; a system event's content is one ``system`` line."""
     out: list[tuple[str, str]] = []
+    named = f"{speaker}: " if speaker else None
     for line in content.splitlines():
         role, sep, rest = line.partition(": ")
-        if sep and role in ("User", "Agent", speaker):
+        if named is not None and line.startswith(named):  # a name may hold ": " itself
+            out.append(("user", line[len(named) :]))
+        elif sep and role in ("User", "Agent"):
             out.append(("agent" if role == "Agent" else "user", rest))
         elif out:
             out[-1] = (out[-1][0], f"{out[-1][1]}\n{line}")

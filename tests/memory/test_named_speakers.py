@@ -88,3 +88,18 @@ async def test_we_is_the_organisation_of_the_speaker_not_of_the_last_one_who_nam
         if isinstance(f, RelationshipAsserted) and f.relation_type == "uses"
     }
     assert uses == {("Globex", "Square")}
+
+
+async def test_a_speaker_named_like_a_role_or_with_a_colon_is_still_the_one_speaking() -> None:
+    m = memory()
+    _, facts, _ = await m.run(
+        said("odd:names", ("Agent", "I live in Leeds."), ("Dr: Who", "I live in Cardiff."))
+    )
+    entities = m.extractor.fold.dedup.groups["odd:names"].entities.values()
+    names = {e.entity_id: e.name for e in entities}
+    lives = {
+        (names[f.source_entity_id], names[f.target_entity_id])
+        for f in facts
+        if isinstance(f, RelationshipAsserted)
+    }
+    assert lives == {("Agent", "Leeds"), ("Dr: Who", "Cardiff")}

@@ -11,7 +11,7 @@ from events.base import Event
 from events.chunks import ChunksEmbedded, ChunkVector, DocumentChunked
 from events.documents import TableDocumented, table_document_id, table_search_text
 from streams.embedder.cache import EmbeddingCache, text_key
-from streams.embedder.model import Embedder, encode_background
+from streams.embedder.model import Embedder, background_executor, encode_background
 from streams.embedder.views import embedding_texts
 from streams.wiring import Emit
 
@@ -77,7 +77,9 @@ class DocumentEmbedder:
             self.stats.model_calls += 1
             batch = [texts[k] for k in missing]
             if self.background:
-                vectors = await asyncio.to_thread(encode_background, self.model, batch)
+                vectors = await asyncio.get_running_loop().run_in_executor(
+                    background_executor(), encode_background, self.model, batch
+                )
             else:
                 vectors = await asyncio.to_thread(self.model.encode, batch)
             fresh = dict(zip(missing, vectors, strict=True))

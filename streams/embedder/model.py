@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -81,6 +83,33 @@ def in_slices(texts: Sequence[str], size: int, run: Callable[[list[str]], Sequen
         for i, result in zip(picked, run([texts[i] for i in picked]), strict=True):
             out[i] = result
     return out
+
+
+BACKGROUND_NICE = 10
+"""Scheduling priority of background (bulk) model work: it takes the cores only while
+nothing else in this or any other process wants them."""
+
+_BACKGROUND: ThreadPoolExecutor | None = None
+_BACKGROUND_MADE = threading.Lock()
+
+
+def _lower_priority() -> None:
+    # Linux: a thread's own nice value, inherited by the threads it creates. Elsewhere
+    # (no per-thread priority) the work runs as it is.
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+
+
+def background_executor() -> ThreadPoolExecutor:
+    """The one thread of this process that runs background model work, at
+    :data:`BACKGROUND_NICE` (an ONNX session made on it runs all its threads there)."""
+    global _BACKGROUND
+    with _BACKGROUND_MADE:
+        if _BACKGROUND is None:
+            _BACKGROUND = ThreadPoolExecutor(
+                1, thread_name_prefix="tribal-background", initializer=_lower_priority
+            )
+        return _BACKGROUND
 
 
 def encode_background(model: Embedder, texts: list[str]) -> list[list[float]]:

@@ -136,11 +136,15 @@ def _exclusive(folder: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _session(onnx_path: Path) -> tuple[Any, ModelLock]:
+def _session(onnx_path: Path, background: bool = False) -> tuple[Any, ModelLock]:
+    """The process's session of ``onnx_path`` with its lock. ``background``: a second
+    session for bulk work, made on (and so running all its threads at the priority of)
+    the calling thread, :func:`streams.embedder.model.background_executor`'s."""
     import onnxruntime as ort
 
+    key = f"{onnx_path}#background" if background else str(onnx_path)
     with _EXPORTING:
-        found = _SESSIONS.get(str(onnx_path))
+        found = _SESSIONS.get(key)
         if found is None:
             options = ort.SessionOptions()
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -148,7 +152,7 @@ def _session(onnx_path: Path) -> tuple[Any, ModelLock]:
                 str(onnx_path), options, providers=["CPUExecutionProvider"]
             )
             found = (session, ModelLock())
-            _SESSIONS[str(onnx_path)] = found
+            _SESSIONS[key] = found
     return found
 
 
@@ -172,6 +176,7 @@ class OnnxEmbedder:
         self._lock = ModelLock()
         self._dims: int | None = None
         self._fallback: SentenceTransformerEmbedder | None = None
+        self._target: Path | None = None
 
     def model_dir(self) -> Path:
         return self.path or (
@@ -204,6 +209,7 @@ class OnnxEmbedder:
             tokenizer.enable_truncation(max_length=max_seq_length(where))
             tokenizer.no_padding()
             self._tokenizer = tokenizer
+            self._target = target
             self._session, self._lock = _session(target)
             self._dims = int(json.loads((where / "config.json").read_text())["hidden_size"])
 
@@ -226,13 +232,17 @@ class OnnxEmbedder:
             return in_slices(texts, self.batch_size, lambda part: self._run(session, part))
 
     def encode_background(self, texts: list[str]) -> list[list[float]]:
-        """Like :meth:`encode`, each batch after any waiting live call on the model."""
-        session = self._load()
+        """Like :meth:`encode`, on a session of its own whose threads run at the calling
+        thread's priority (the background thread's: live calls never wait for it, and
+        get the cores first)."""
+        self._load()
         if self._fallback is not None:
             return self._fallback.encode_background(texts)
+        assert self._target is not None
+        session, lock = _session(self._target, background=True)
 
         def run(part: list[str]) -> list[list[float]]:
-            with self._lock.background():
+            with lock:
                 return self._run(session, part)
 
         return in_slices(texts, min(self.batch_size, BACKGROUND_SLICE), run)

@@ -67,3 +67,23 @@ def test_background_encoding_gives_the_foreground_vectors(tmp_path: Path) -> Non
     onnx = OnnxEmbedder(cache=tmp_path)
     for a, b in zip(onnx.encode_background(TEXTS), onnx.encode(TEXTS), strict=True):
         assert _cos(a, b) >= 0.99999
+
+
+def test_background_work_runs_on_its_own_session_at_a_lower_priority(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    from streams.embedder.model import BACKGROUND_NICE, background_executor
+    from streams.embedder.onnx import _session
+
+    onnx = OnnxEmbedder(cache=tmp_path)
+    onnx.encode(["warm"])
+
+    def in_background() -> int:
+        onnx.encode_background(["a bulk text", "another one"])
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    assert background_executor().submit(in_background).result() == BACKGROUND_NICE
+    target = next(tmp_path.glob("*/model.onnx"))
+    live, background = _session(target)[0], _session(target, background=True)[0]
+    assert live is not background  # a live call never waits for a bulk one

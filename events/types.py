@@ -38,7 +38,11 @@ class AvroFloat32:
 
 
 def _as_utc(value: datetime) -> datetime:
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        # 0001-01-01T00:00+00:01 is a valid ISO time before the first UTC instant.
+        raise ValueError(f"{value.isoformat()} is out of range in UTC") from None
 
 
 def shown(value: str, limit: int = 80) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 from uuid import UUID, uuid5
 
@@ -137,6 +137,12 @@ def _when(occurred_at: datetime | None) -> dict[str, datetime]:
         raise IngestionError(
             "INVALID_REQUEST", "occurred_at needs a timezone (e.g. 2024-05-01T09:30:00Z)"
         )
+    try:
+        occurred_at = occurred_at.astimezone(UTC)
+    except OverflowError:
+        raise IngestionError(
+            "INVALID_REQUEST", f"occurred_at {occurred_at.isoformat()} is out of range in UTC"
+        ) from None
     if occurred_at - utcnow() > CLOCK_SKEW:
         raise IngestionError(
             "INVALID_REQUEST", f"occurred_at {occurred_at.isoformat()} is in the future"

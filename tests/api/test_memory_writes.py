@@ -75,10 +75,15 @@ def test_a_system_event_keeps_the_time_it_happened(client: TestClient, sink: Mem
 
 @pytest.mark.parametrize(
     "when",
-    ["2023-05-08T13:56:00", (datetime.now(UTC) + timedelta(days=2)).isoformat(), "yesterday"],
-    ids=["no-timezone", "future", "not-a-time"],
+    [
+        "2023-05-08T13:56:00",
+        (datetime.now(UTC) + timedelta(days=2)).isoformat(),
+        "yesterday",
+        "0001-01-01T00:00:00+00:01",
+    ],
+    ids=["no-timezone", "future", "not-a-time", "before-the-first-utc-instant"],
 )
-def test_a_time_without_timezone_in_the_future_or_unreadable_is_refused(
+def test_a_time_without_timezone_in_the_future_unreadable_or_out_of_range_is_refused(
     client: TestClient, sink: MemorySink, when: str
 ) -> None:
     turn = {"group_id": "acme:chat", "user_message": "hi", "occurred_at": when}

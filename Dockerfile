@@ -3,7 +3,9 @@ FROM python:3.11-slim
 ENV PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
 COPY pyproject.toml README.md ./
+COPY runtime runtime
 COPY events events
+COPY sources sources
 COPY streams streams
 COPY projections projections
 COPY api api

@@ -32,15 +32,15 @@ from api.schema_registry import (
 from api.services.context import ServiceContext, close_context, open_context
 from events.registry import registry_from_settings
 from events.serde import EventSerde
-from events.sources.sink import KafkaSink
-from events.sources.turns import MemoryIngestor
 from projections.health import HealthBoard, stuck_stages
 from projections.lag import projection_lags
 from projections.registry import projections_for
-from streams.observability.metrics import PROJECTION_LAG, STAGE_STUCK
-from streams.observability.progress import AGENT_SOURCES, ProgressTracker, group_progress
-from streams.settings import TribalSettings, get_settings
-from streams.topics import topic
+from runtime.observability.metrics import PROJECTION_LAG, STAGE_STUCK
+from runtime.observability.progress import AGENT_SOURCES, ProgressTracker, group_progress
+from runtime.settings import TribalSettings, get_settings
+from runtime.topics import topic
+from sources.sink import KafkaSink
+from sources.turns import MemoryIngestor
 
 VERSION = "0.1.0"
 log = logging.getLogger(__name__)

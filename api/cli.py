@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
 
 if TYPE_CHECKING:
-    from streams.embedded.supervisor import StackInfo
+    from runtime.embedded.supervisor import StackInfo
 
 app = typer.Typer(
     name="tribal",
@@ -53,7 +53,7 @@ def _bootstrap(settings: TribalSettings, bootstrap: str | None) -> str:
         return bootstrap
     if settings.kafka_bootstrap:
         return settings.kafka_bootstrap
-    from streams.embedded.supervisor import read_stack_info
+    from runtime.embedded.supervisor import read_stack_info
 
     info = read_stack_info(settings.data_dir)
     if info is None:
@@ -95,7 +95,7 @@ def up(
     ] = None,
 ) -> None:
     """Start the embedded stack (Tansu, PostgreSQL, a Faust worker, the API) until Ctrl-C."""
-    from streams.embedded.supervisor import run_stack
+    from runtime.embedded.supervisor import run_stack
 
     settings = _settings(data_dir, api_port=api_port)
     if config is None and Path("tribal.yaml").exists():
@@ -145,8 +145,8 @@ def worker(
     ] = "all",
 ) -> None:
     """Run one Faust worker against TRIBAL_KAFKA_BOOTSTRAP."""
+    from runtime.observability.progress import ROLES
     from streams.app import run_worker
-    from streams.observability.progress import ROLES
 
     if role != "all" and role not in ROLES:
         console.print(f"[red]no worker role {role!r}: one of all, {', '.join(ROLES)}")
@@ -195,7 +195,7 @@ def api(
         raise typer.Exit(2) from exc
     logging.getLogger("api").warning("%s", line)  # the start-up line, in the logs too
     console.print(line)
-    from streams.observability.tracing import configure_tracing
+    from runtime.observability.tracing import configure_tracing
 
     configure_tracing("tribal-api")
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
@@ -276,7 +276,7 @@ def status(
 
 
 def main() -> None:
-    from streams.observability.logs import configure_logging
+    from runtime.observability.logs import configure_logging
 
     settings = TribalSettings()
     configure_logging(settings.log_level, settings.log_format)

@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
 from api.cli import _bootstrap, _settings, app, console
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
 
 
 @app.command()
@@ -31,7 +31,7 @@ def rebuild(
     if not settings.kafka_bootstrap:
         settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, None)})
     if not settings.postgres_dsn:
-        from streams.embedded.supervisor import read_stack_info
+        from runtime.embedded.supervisor import read_stack_info
 
         info = read_stack_info(settings.data_dir)
         if info is not None:
@@ -68,7 +68,7 @@ def rebuild(
 @app.command()
 def topics(bootstrap: Annotated[str | None, typer.Option()] = None) -> None:
     """Create every Tribal topic that is missing (idempotent)."""
-    from streams.topics import ensure_topics
+    from runtime.topics import ensure_topics
 
     settings = _settings()
     settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, bootstrap)})
@@ -83,7 +83,7 @@ def archive(
     follow: Annotated[bool, typer.Option(help="Keep archiving until Ctrl-C.")] = False,
 ) -> None:
     """Copy every Tribal topic and the committed offsets into an Avro archive."""
-    from streams.archive import ArchiveWriter
+    from runtime.archive import ArchiveWriter
 
     settings = _settings()
     broker = _bootstrap(settings, bootstrap)
@@ -116,7 +116,7 @@ def restore(
     bootstrap: Annotated[str | None, typer.Option()] = None,
 ) -> None:
     """Replay an archive into a broker: same records, same order, same group offsets."""
-    from streams.archive import restore_archive
+    from runtime.archive import restore_archive
 
     settings = _settings()
     broker = _bootstrap(settings, bootstrap)

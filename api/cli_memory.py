@@ -24,7 +24,7 @@ from rich.progress import (
 from api.cli import _bootstrap, _settings, app, console
 
 if TYPE_CHECKING:
-    from events.sources.history import HistoryTurn
+    from sources.history import HistoryTurn
 
 memory_app = typer.Typer(help="Conversation memory: import a history.", no_args_is_help=True)
 app.add_typer(memory_app, name="memory")
@@ -53,8 +53,8 @@ async def send_history(
     that records live turns; ``on_progress(done)`` after each acknowledged batch."""
     from events.registry import registry_from_settings
     from events.serde import EventSerde
-    from events.sources.sink import KafkaSink
-    from events.sources.turns import MemoryIngestor
+    from sources.sink import KafkaSink
+    from sources.turns import MemoryIngestor
 
     settings = _settings()
     serde = EventSerde(registry_from_settings(settings))
@@ -92,7 +92,7 @@ def import_history(
     Every record is checked before anything is sent; each group's turns are sent in
     the order they were said; importing the same file again records nothing new.
     """
-    from events.sources.history import HistoryTurn, RecordProblem, in_world_order, read_history
+    from sources.history import HistoryTurn, RecordProblem, in_world_order, read_history
 
     if not file.is_file():
         console.print(f"[red]{file} is not a file")

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
 
 deadletter_app = typer.Typer(help="Inspect dead letters and re-drive them after a fix.")
 console = Console()
@@ -18,7 +18,7 @@ console = Console()
 
 def resolved_settings() -> TribalSettings:
     """Settings, with the running embedded stack's endpoints filled in."""
-    from streams.embedded.supervisor import read_stack_info
+    from runtime.embedded.supervisor import read_stack_info
 
     settings = TribalSettings()
     info = read_stack_info(settings.data_dir)
@@ -140,8 +140,8 @@ async def gather_status(settings: TribalSettings) -> dict[str, Any]:
     from projections.health import HealthBoard, stuck_stages
     from projections.lag import projection_lags
     from projections.registry import projections_for
-    from streams.observability.progress import log_ends
-    from streams.topics import TOPICS, topic
+    from runtime.observability.progress import log_ends
+    from runtime.topics import TOPICS, topic
 
     out: dict[str, Any] = {"kafka": settings.kafka_bootstrap}
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap)
@@ -160,7 +160,7 @@ async def gather_status(settings: TribalSettings) -> dict[str, Any]:
         out["topics"] = topics
     finally:
         await consumer.stop()
-    from streams.observability.progress import AGENT_SOURCES, group_progress
+    from runtime.observability.progress import AGENT_SOURCES, group_progress
 
     try:
         progress = await group_progress(settings, list(AGENT_SOURCES))

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from api.cli import app, console
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
 
 
 @app.command()
@@ -25,7 +25,7 @@ def search(
     import httpx
     from rich.table import Table
 
-    from streams.embedded.supervisor import read_stack_info
+    from runtime.embedded.supervisor import read_stack_info
 
     api_url = _os.environ.get("TRIBAL_API_URL")
     if not api_url:

@@ -10,8 +10,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from events.sources.config import ConfigError, SourceConfig, load_config, redact
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
+from sources.config import ConfigError, SourceConfig, load_config, redact
 
 source_app = typer.Typer(help="Turn outside systems into events on the source topics.")
 console = Console(stderr=True)
@@ -29,9 +29,9 @@ def _bootstrap(settings: TribalSettings) -> str:
 async def _run(configs: list[SourceConfig], once: bool) -> int:
     from events.registry import registry_from_settings
     from events.serde import EventSerde
-    from events.sources.base import build_source, run_sources
-    from events.sources.checkpoint import FileCheckpoint
-    from events.sources.sink import KafkaSink
+    from sources.base import build_source, run_sources
+    from sources.checkpoint import FileCheckpoint
+    from sources.sink import KafkaSink
 
     settings = TribalSettings()
     bootstrap = _bootstrap(settings)

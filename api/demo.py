@@ -21,9 +21,9 @@ import httpx
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from streams.embedded.process import ChildProcess, free_port, port_open, wait_until
-from streams.embedded.supervisor import EmbeddedStack, StackInfo
-from streams.settings import TribalSettings
+from runtime.embedded.process import ChildProcess, free_port, port_open, wait_until
+from runtime.embedded.supervisor import EmbeddedStack, StackInfo
+from runtime.settings import TribalSettings
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "scripts" / "demo"

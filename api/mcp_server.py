@@ -201,7 +201,7 @@ def _with_stack(settings: Any) -> Any:
     """Fill empty endpoints from a running embedded stack (``tribal up``), if any."""
     if settings.postgres_dsn and settings.kafka_bootstrap:
         return settings
-    from streams.embedded.supervisor import read_stack_info
+    from runtime.embedded.supervisor import read_stack_info
 
     info = read_stack_info(settings.data_dir)
     if info is None:
@@ -219,8 +219,8 @@ async def serve_stdio(settings: Any, tenant: str = ANY_TENANT) -> None:
     from api.services.context import close_context, open_context
     from events.registry import registry_from_settings
     from events.serde import EventSerde
-    from events.sources.sink import KafkaSink
-    from events.sources.turns import MemoryIngestor
+    from sources.sink import KafkaSink
+    from sources.turns import MemoryIngestor
 
     settings = _with_stack(settings)
     ctx = await open_context(settings)

@@ -25,14 +25,6 @@ from events.limits import (
     TURN_ID_MAX,
 )
 from events.problems import problem_of
-from events.sources.turns import (
-    BatchIngestionError,
-    IngestionError,
-    MemoryIngestor,
-    Session,
-    Turn,
-    turn_problem,
-)
 from events.text import CleanText
 from events.types import (
     GROUP_ID_PATTERN,
@@ -40,6 +32,14 @@ from events.types import (
     Metadata,
     check_metadata,
     metadata_json_schema,
+)
+from sources.turns import (
+    BatchIngestionError,
+    IngestionError,
+    MemoryIngestor,
+    Session,
+    Turn,
+    turn_problem,
 )
 
 

@@ -7,9 +7,9 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from streams.observability.logs import request_id
-from streams.observability.metrics import API_LATENCY, API_REQUESTS
-from streams.observability.tracing import span
+from runtime.observability.logs import request_id
+from runtime.observability.metrics import API_LATENCY, API_REQUESTS
+from runtime.observability.tracing import span
 
 
 class ObservabilityMiddleware:

@@ -22,27 +22,23 @@ from events.memory import (
     TurnRecorded,
 )
 from events.schema import TableDropped, TableObserved
+from runtime.topics import TOPICS
+
+_EVENTS: tuple[type[Event], ...] = (
+    TableObserved, TableDropped, FileChanged, FileDeleted, FileSkipped,
+    KbArticleUpserted, KbArticleDeleted,
+    TurnRecorded, SystemEventRecorded, MemoryForgotten, EpisodeRecorded, SummaryCreated,
+    TableDocumented, DomainDocumented, DocumentChunked, DocumentRetracted, ChunksEmbedded,
+    EntitiesExtracted, EntityMerged, RelationshipAsserted, RelationshipInvalidated,
+    DeadLettered,
+)  # fmt: skip
+_BY_CLASS_NAME = {event_type.__name__: event_type for event_type in _EVENTS}
 
 TOPIC_EVENTS: dict[str, tuple[type[Event], ...]] = {
-    "tribal.schema.changes": (TableObserved, TableDropped),
-    "tribal.files.changes": (FileChanged, FileDeleted, FileSkipped),
-    "tribal.kb.articles": (KbArticleUpserted, KbArticleDeleted),
-    "tribal.memory.turns": (TurnRecorded, SystemEventRecorded, MemoryForgotten),
-    "tribal.tables.documented": (TableDocumented, DomainDocumented),
-    "tribal.chunks": (DocumentChunked, DocumentRetracted),
-    "tribal.chunks.bulk": (DocumentChunked, DocumentRetracted),
-    "tribal.embeddings": (ChunksEmbedded,),
-    "tribal.memory.episodes": (EpisodeRecorded,),
-    "tribal.memory.facts": (
-        EntitiesExtracted,
-        EntityMerged,
-        RelationshipAsserted,
-        RelationshipInvalidated,
-    ),
-    "tribal.memory.summaries": (SummaryCreated,),
-    "tribal.deadletter": (DeadLettered,),
+    f"tribal.{spec.name}": tuple(_BY_CLASS_NAME[name] for name in spec.events) for spec in TOPICS
 }
-"""Topic (with the default ``tribal.`` prefix) -> the event types it carries."""
+"""Topic (with the default ``tribal.`` prefix) -> the event types it carries, read from
+the one topic table (:data:`runtime.topics.TOPICS`)."""
 
 EVENT_TYPES: dict[str, type[Event]] = {
     event_type.avro_name: event_type

@@ -1,6 +1,6 @@
 """A pydantic ``ValidationError`` as the error a caller can act on: one code, one message.
 
-The HTTP API, the MCP tools and :class:`~events.sources.turns.MemoryIngestor` all answer
+The HTTP API, the MCP tools and :class:`~sources.turns.MemoryIngestor` all answer
 invalid input through :func:`problem_of`, so the same input gets the same code everywhere:
 
 - ``INVALID_TEXT``: a control character (:mod:`events.text`), including a lone surrogate;

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from projections.base import Projection
-from streams.observability.progress import log_ends
-from streams.settings import TribalSettings
-from streams.topics import TOPICS_BY_NAME, topic
+from runtime.observability.progress import log_ends
+from runtime.settings import TribalSettings
+from runtime.topics import TOPICS_BY_NAME, topic
 
 
 @dataclass(frozen=True)

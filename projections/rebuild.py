@@ -17,7 +17,7 @@ from events.serde import EventSerde
 from projections.base import Projection
 from projections.registry import projections_for
 from projections.runner import ProjectionRunner
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
 
 
 class Rebuildable(Projection, Protocol):

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 
 from projections.base import Projection
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
 
 log = logging.getLogger(__name__)
 

@@ -32,17 +32,17 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from events.serde import DecodeError, EventSerde
 from projections.base import Applied, Projection, RewindNeededError
 from projections.health import HealthBoard, StageHealth
-from streams.failures import Failure, FailureKind, classify
-from streams.observability.metrics import (
+from runtime.observability.metrics import (
     DEAD_LETTERS,
     PROJECTION_APPLIED,
     PROJECTION_LAG,
     STAGE_FAILURES,
     STAGE_STUCK,
 )
-from streams.observability.tracing import span
-from streams.settings import TribalSettings
-from streams.topics import TOPICS_BY_NAME, topic
+from runtime.observability.tracing import span
+from runtime.settings import TribalSettings
+from runtime.topics import TOPICS_BY_NAME, topic
+from streams.failures import Failure, FailureKind, classify
 from streams.wiring import dead_letter_record
 
 log = logging.getLogger(__name__)

@@ -12,9 +12,9 @@ from events.serde import EventSerde
 from projections.health import HealthBoard
 from projections.registry import projections_for
 from projections.runner import ProjectionRunner
-from streams.observability.metrics import serve_metrics_if_configured
-from streams.observability.tracing import configure_tracing
-from streams.settings import TribalSettings
+from runtime.observability.metrics import serve_metrics_if_configured
+from runtime.observability.tracing import configure_tracing
+from runtime.settings import TribalSettings
 
 log = logging.getLogger(__name__)
 

@@ -35,7 +35,7 @@ from rich.console import Console
 from rich.table import Table
 
 from events.files import FileChanged
-from events.sources.file_languages import language_for
+from sources.file_languages import language_for
 from streams.chunker.defaults import default_registry
 from streams.chunker.files import FileChunker
 from streams.chunker.pieces import IngestError, Piece, SourceDocument

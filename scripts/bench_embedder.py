@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from events.chunks import Chunk, ChunksEmbedded, DocumentChunked
-from streams.embedded.tansu import TansuBroker
+from runtime.embedded.tansu import TansuBroker
 from streams.embedder.model import Embedder, SentenceTransformerEmbedder
 from streams.embedder.onnx import OnnxEmbedder
 from tests.harness.pipeline import Pipeline, WorkerProcess, isolated_settings

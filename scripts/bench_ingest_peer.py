@@ -37,11 +37,11 @@ from rich.console import Console
 from rich.table import Table
 
 from events.files import FileChanged
+from runtime.embedded.process import ChildProcess
+from runtime.embedded.tansu import TansuBroker
+from runtime.settings import TribalSettings
 from scripts.services import postgres_node
-from streams.embedded.process import ChildProcess
-from streams.embedded.tansu import TansuBroker
 from streams.embedder.model import DEFAULT_MODEL, bundled_model_path
-from streams.settings import TribalSettings
 from tests.harness.pipeline import Pipeline, isolated_settings, settings_env
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -38,9 +38,9 @@ from events.documents import table_document_id
 from events.files import FileChanged
 from events.memory import TurnRecorded
 from events.schema import Column, TableObserved
+from runtime.embedded.process import ChildProcess
+from runtime.embedded.tansu import TansuBroker
 from scripts.services import postgres_node
-from streams.embedded.process import ChildProcess
-from streams.embedded.tansu import TansuBroker
 from tests.harness.pipeline import Pipeline, isolated_settings, kb_article, settings_env
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -79,22 +79,22 @@ from events.kb import KbArticleUpserted  # noqa: E402
 from events.memory import EpisodeRecorded  # noqa: E402
 from events.registry import registry_from_settings  # noqa: E402
 from events.serde import EventSerde  # noqa: E402
-from events.sources.sink import KafkaSink  # noqa: E402
-from events.sources.turns import MemoryIngestor, Session, Turn  # noqa: E402
 from projections.base import Projection  # noqa: E402
 from projections.index.pgvector import DEFAULT_SCHEMA as INDEX_SCHEMA  # noqa: E402
 from projections.index.port import Kind  # noqa: E402
 from projections.lag import projection_lags  # noqa: E402
 from projections.registry import projections_for  # noqa: E402
+from runtime.embedded.process import ChildProcess, free_port  # noqa: E402
+from runtime.embedded.supervisor import EmbeddedStack  # noqa: E402
+from runtime.embedded.tansu import TansuBroker  # noqa: E402
+from runtime.observability.logs import configure_logging  # noqa: E402
+from runtime.observability.progress import ROLES, log_ends, role_group  # noqa: E402
+from runtime.settings import TribalSettings  # noqa: E402
+from runtime.topics import TOPICS_BY_NAME, ensure_topics, topic  # noqa: E402
+from sources.sink import KafkaSink  # noqa: E402
+from sources.turns import MemoryIngestor, Session, Turn  # noqa: E402
 from streams.chunker.defaults import default_registry  # noqa: E402
 from streams.chunker.files import FileChunker, file_document_id  # noqa: E402
-from streams.embedded.process import ChildProcess, free_port  # noqa: E402
-from streams.embedded.supervisor import EmbeddedStack  # noqa: E402
-from streams.embedded.tansu import TansuBroker  # noqa: E402
-from streams.observability.logs import configure_logging  # noqa: E402
-from streams.observability.progress import ROLES, log_ends, role_group  # noqa: E402
-from streams.settings import TribalSettings  # noqa: E402
-from streams.topics import TOPICS_BY_NAME, ensure_topics, topic  # noqa: E402
 
 console = Console(width=150)
 OUT = ROOT / "bench-results"

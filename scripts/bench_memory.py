@@ -47,13 +47,13 @@ from projections.base import Applied
 from projections.index.pgvector import PgVectorIndex
 from projections.index.projection import IndexProjection
 from projections.runner import ProjectionRunner
+from runtime.embedded.tansu import TansuBroker
+from runtime.settings import TribalSettings
+from runtime.topics import ensure_topics, topic
 from scripts import services
 from scripts.bench.report import machine
-from streams.embedded.tansu import TansuBroker
 from streams.memory.dedup import EntityDeduplicator
 from streams.memory.episoder import episode_of
-from streams.settings import TribalSettings
-from streams.topics import ensure_topics, topic
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"

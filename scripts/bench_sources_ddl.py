@@ -34,9 +34,9 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from events.schema import TableDropped  # noqa: E402
-from events.sources.checkpoint import MemoryCheckpoint  # noqa: E402
-from events.sources.postgres import PostgresSource  # noqa: E402
-from events.sources.sink import MemorySink  # noqa: E402
+from sources.checkpoint import MemoryCheckpoint  # noqa: E402
+from sources.postgres import PostgresSource  # noqa: E402
+from sources.sink import MemorySink  # noqa: E402
 
 TARGET_P95_MS = 300.0
 

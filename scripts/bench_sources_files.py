@@ -27,9 +27,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from events.sources.checkpoint import MemoryCheckpoint
-from events.sources.files import FilesSource
-from events.sources.sink import EventSink, MemorySink
+from sources.checkpoint import MemoryCheckpoint
+from sources.files import FilesSource
+from sources.sink import EventSink, MemorySink
 
 TARGET_FILES_PER_S = 2000.0
 OUT = Path(__file__).resolve().parent.parent / "bench-results" / "sources_files.json"
@@ -83,10 +83,10 @@ async def timed(
 async def kafka_run(root: Path, files: int, work: Path) -> dict[str, Any]:
     from events.registry import registry_from_settings
     from events.serde import EventSerde
-    from events.sources.sink import KafkaSink
-    from streams.embedded.tansu import TansuBroker
-    from streams.settings import TribalSettings
-    from streams.topics import ensure_topics
+    from runtime.embedded.tansu import TansuBroker
+    from runtime.settings import TribalSettings
+    from runtime.topics import ensure_topics
+    from sources.sink import KafkaSink
 
     with TansuBroker(log_path=work / "tansu.log") as broker:
         settings = TribalSettings(

@@ -33,12 +33,12 @@ sys.path.insert(0, str(ROOT))
 
 from events.registry import registry_from_settings  # noqa: E402
 from events.serde import EventSerde  # noqa: E402
-from events.sources.sink import KafkaSink  # noqa: E402
-from events.sources.turns import MemoryIngestor, Session, Turn  # noqa: E402
-from streams.embedded.process import free_port, port_open, wait_until  # noqa: E402
-from streams.embedded.tansu import TansuBroker  # noqa: E402
-from streams.settings import TribalSettings  # noqa: E402
-from streams.topics import ensure_topics  # noqa: E402
+from runtime.embedded.process import free_port, port_open, wait_until  # noqa: E402
+from runtime.embedded.tansu import TansuBroker  # noqa: E402
+from runtime.settings import TribalSettings  # noqa: E402
+from runtime.topics import ensure_topics  # noqa: E402
+from sources.sink import KafkaSink  # noqa: E402
+from sources.turns import MemoryIngestor, Session, Turn  # noqa: E402
 
 TARGET_P95_MS = 50.0
 CONCURRENCY = (1, 10, 50)

@@ -8,7 +8,7 @@
 * Apache Kafka (KRaft, one combined broker+controller): jars fetched from Maven Central
   by ``mvn`` with ``scripts/kafka/pom.xml`` into ``~/.cache/tribal/kafka-<version>``.
 * Weaviate: ``weaviate-server`` built by ``go install`` from the Go module proxy.
-* PostgreSQL 18 + pgvector: :class:`streams.embedded.postgres.EmbeddedPostgres`.
+* PostgreSQL 18 + pgvector: :class:`runtime.embedded.postgres.EmbeddedPostgres`.
 
 ``up`` leaves the servers running in the background (state, logs and data under
 ``.tribal/services/``) until ``down``. The test harness (``tests/harness``) imports the
@@ -43,8 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script: make the project importable
     sys.path.insert(0, str(ROOT))
 
-from streams.embedded.postgres import EmbeddedPostgres  # noqa: E402
-from streams.embedded.process import free_port, port_open, wait_until  # noqa: E402
+from runtime.embedded.postgres import EmbeddedPostgres  # noqa: E402
+from runtime.embedded.process import free_port, port_open, wait_until  # noqa: E402
 
 KAFKA_VERSION = "4.1.1"
 KAFKA_SCALA = "2.13"

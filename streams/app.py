@@ -18,17 +18,17 @@ import faust
 from events.base import Event
 from events.registry import registry_from_settings
 from events.serde import EventSerde
-from streams.faust_compat import quiet_monitor, set_fetch_max_wait
-from streams.observability.metrics import (
+from runtime.observability.metrics import (
     EVENTS_EMITTED,
     EVENTS_PROCESSED,
     PROCESSING_LATENCY,
     serve_metrics_if_configured,
 )
-from streams.observability.progress import ROLES, role_group
-from streams.observability.tracing import configure_tracing, inject_headers, span
-from streams.settings import TribalSettings, get_settings
-from streams.topics import ensure_topics, topic
+from runtime.observability.progress import ROLES, role_group
+from runtime.observability.tracing import configure_tracing, inject_headers, span
+from runtime.settings import TribalSettings, get_settings
+from runtime.topics import ensure_topics, topic
+from streams.faust_compat import quiet_monitor, set_fetch_max_wait
 from streams.wiring import BatchProcessor, Handler, Incoming, Processor, Record
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from events.deadletter import DeadLettered
 from events.serde import DecodeError, EventSerde
-from streams.settings import TribalSettings
-from streams.topics import TOPICS_BY_NAME, topic
+from runtime.settings import TribalSettings
+from runtime.topics import TOPICS_BY_NAME, topic
 
 REPLAY_HEADER = "tribal-replayed-from"
 

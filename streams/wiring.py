@@ -19,10 +19,10 @@ from typing import Any
 from events.base import Event
 from events.deadletter import DeadLettered
 from events.serde import DecodeError, EventSerde
+from runtime.observability.metrics import DEAD_LETTERS
+from runtime.settings import TribalSettings
+from runtime.topics import topic
 from streams.failures import FailureKind, classify, with_retries
-from streams.observability.metrics import DEAD_LETTERS
-from streams.settings import TribalSettings
-from streams.topics import topic
 
 log = logging.getLogger(__name__)
 

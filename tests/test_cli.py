@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli import app
-from streams.embedded.tansu import TansuBroker
+from runtime.embedded.tansu import TansuBroker
 from tests.harness import Broker
 from tests.harness.pipeline import Pipeline, isolated_settings, kb_article
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from streams.embedded.process import free_port
+from runtime.embedded.process import free_port
 from tests.harness.pipeline import REPO
 
 pytestmark = pytest.mark.slow

@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from events.chunks import DocumentChunked
-from streams.embedded.process import free_port
-from streams.settings import TribalSettings
+from runtime.embedded.process import free_port
+from runtime.settings import TribalSettings
 from tests.harness.pipeline import REPO, Pipeline, eventually, kb_article
 
 pytestmark = pytest.mark.slow

@@ -6,9 +6,9 @@ import asyncio
 from pathlib import Path
 
 from api.cli import banner
-from streams.embedded.process import ChildProcess
-from streams.embedded.supervisor import EmbeddedStack, StackInfo
-from streams.settings import TribalSettings
+from runtime.embedded.process import ChildProcess
+from runtime.embedded.supervisor import EmbeddedStack, StackInfo
+from runtime.settings import TribalSettings
 
 KAFKA = "127.0.0.1:9092"
 DSN = "postgresql://postgres@127.0.0.1:5432/postgres"

@@ -11,8 +11,8 @@ from typing import Any
 
 from api.services.answers import Answers
 from projections.index.port import SearchIndex
+from runtime.settings import TribalSettings
 from streams.embedder.model import Embedder
-from streams.settings import TribalSettings
 
 log = logging.getLogger(__name__)
 

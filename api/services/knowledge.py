@@ -49,7 +49,7 @@ from api.services.budget import clip
 from api.services.context import ServiceContext
 from projections.index.port import Filters, Hit, Kind, SearchMode
 from projections.index.ranking import ranked
-from streams.observability.metrics import RETRIEVE_FALLBACKS
+from runtime.observability.metrics import RETRIEVE_FALLBACKS
 
 log = logging.getLogger(__name__)
 

@@ -270,7 +270,7 @@ def _jsonable(value: Any) -> Any:
 async def add_memory(ctx: ServiceContext, req: AddMemoryInput, tenant: str) -> AddMemoryOutput:
     """Record a conversation turn (said by ``speaker`` at ``occurred_at``, both optional);
     returns once Kafka has acknowledged it."""
-    from events.sources.turns import IngestionError, Session, Turn
+    from sources.turns import IngestionError, Session, Turn
 
     group = check_group(req.group_id, tenant)
     if ctx.ingestor is None:

@@ -14,7 +14,7 @@ from events.registry.compat import IncompatibleSchemaError, check_backward_compa
 from events.registry.file import FileSchemaRegistry
 
 if TYPE_CHECKING:
-    from streams.settings import TribalSettings
+    from runtime.settings import TribalSettings
 
 __all__ = [
     "AvroSchema",

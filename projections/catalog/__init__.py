@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from projections.catalog.projection import DEFAULT_SCHEMA, CatalogProjection
 
 if TYPE_CHECKING:
-    from streams.settings import TribalSettings
+    from runtime.settings import TribalSettings
 
 
 def catalog_projection(dsn: str, schema: str = DEFAULT_SCHEMA) -> CatalogProjection:

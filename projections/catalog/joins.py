@@ -24,8 +24,8 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from events.sources.pg_catalog import quote_ident
 from projections.catalog.models import JoinStep, JoinType
+from sources.pg_catalog import quote_ident
 
 UNENFORCED_KEYS = frozenset({"snowflake"})
 

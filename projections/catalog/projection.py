@@ -15,9 +15,9 @@ from typing import Any
 
 from events.documents import DomainDocumented, TableDocumented
 from events.schema import TableDropped, TableObserved
-from events.sources.schema_snapshot import split_fqn
 from projections.base import Applied
 from projections.pg import PgProjection
+from sources.schema_snapshot import split_fqn
 
 DEFAULT_SCHEMA = "tribal_catalog"
 

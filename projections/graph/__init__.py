@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from projections.graph.projection import DEFAULT_SCHEMA, GraphProjection
 
 if TYPE_CHECKING:
-    from streams.settings import TribalSettings
+    from runtime.settings import TribalSettings
 
 
 def graph_projection(dsn: str, schema: str = DEFAULT_SCHEMA) -> GraphProjection:

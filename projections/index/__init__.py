@@ -13,7 +13,7 @@ from projections.index.port import Filters, Hit, IndexedObject, Kind, SearchInde
 from projections.index.projection import IndexProjection
 
 if TYPE_CHECKING:
-    from streams.settings import TribalSettings
+    from runtime.settings import TribalSettings
 
 __all__ = [
     "Filters",

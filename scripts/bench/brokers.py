@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from streams.embedded.tansu import TansuBroker, tansu_binary
+from runtime.embedded.tansu import TansuBroker, tansu_binary
 
 KAFKA_BOOTSTRAP_ENV = "TRIBAL_BENCH_KAFKA_BOOTSTRAP"
 

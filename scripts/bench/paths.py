@@ -23,9 +23,9 @@ from typing import Any
 from events.kb import KbArticleUpserted
 from events.registry import FileSchemaRegistry
 from events.serde import EventSerde
-from streams.embedded.process import ChildProcess
-from streams.settings import TribalSettings
-from streams.topics import TOPICS_BY_NAME, ensure_topics, topic
+from runtime.embedded.process import ChildProcess
+from runtime.settings import TribalSettings
+from runtime.topics import TOPICS_BY_NAME, ensure_topics, topic
 
 from .brokers import Broker
 from .measure import Collector, Load, Result, new_producer, run_load

@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from streams.embedded.process import free_port
-from streams.embedded.supervisor import EmbeddedStack
-from streams.settings import TribalSettings
+from runtime.embedded.process import free_port
+from runtime.embedded.supervisor import EmbeddedStack
+from runtime.settings import TribalSettings
 
 TARGET_WARM_S = 10.0
 

@@ -25,8 +25,8 @@ from events.base import Event
 from events.kb import KbArticleUpserted
 from events.registry import registry_from_settings
 from events.serde import EventSerde
-from streams.settings import TribalSettings
-from streams.topics import TOPICS_BY_NAME, topic
+from runtime.settings import TribalSettings
+from runtime.topics import TOPICS_BY_NAME, topic
 from streams.wiring import Emit, Handler
 
 from .measure import FETCH_MAX_WAIT_MS

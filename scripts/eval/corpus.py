@@ -27,8 +27,8 @@ from events.chunks import DocumentChunked
 from events.documents import DomainDocumented, TableDocumented
 from events.files import FileChanged
 from events.kb import KbArticleUpserted
-from events.sources.pg_catalog import introspect
 from scripts.eval.corpora import Corpus, loader
+from sources.pg_catalog import introspect
 from streams.chunker.defaults import default_registry
 from streams.chunker.files import FileChunker
 from streams.chunker.kb import chunk_kb_article
@@ -127,10 +127,10 @@ async def through_contract_1(
     import uvicorn
 
     from api.kb_host import KbStore, create_kb_host
-    from events.sources.checkpoint import MemoryCheckpoint
-    from events.sources.kb import KbOptions, KbSource
-    from events.sources.sink import MemorySink
-    from streams.embedded.process import free_port
+    from runtime.embedded.process import free_port
+    from sources.checkpoint import MemoryCheckpoint
+    from sources.kb import KbOptions, KbSource
+    from sources.sink import MemorySink
 
     port = free_port()
     config = uvicorn.Config(

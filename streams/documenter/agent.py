@@ -16,15 +16,15 @@ import faust
 
 from events.schema import TableDropped, TableObserved
 from events.serde import DecodeError, EventSerde
+from runtime.kafka_log import LogRecord, read_range
+from runtime.settings import TribalSettings
+from runtime.topics import topic
 from streams.app import AgentSpec
 from streams.documenter.documenter import Documenter, make_provider
 from streams.documenter.lane import LANE_TOPIC, DocumenterLane
-from streams.documenter.log import LogRecord, read_range
 from streams.documenter.state import lane_key
 from streams.failures import classify, with_retries
 from streams.llm import LLMProvider
-from streams.settings import TribalSettings
-from streams.topics import topic
 from streams.wiring import Record, dead_letter_record
 
 log = logging.getLogger(__name__)

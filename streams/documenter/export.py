@@ -26,8 +26,8 @@ from typing import Any
 
 from events.base import Event
 from events.documents import DomainDocumented, TableDocumented
+from runtime.settings import TribalSettings
 from streams.documenter.render import TEMPLATE_NOTICE, by_templates, with_notice
-from streams.settings import TribalSettings
 
 MANIFEST = "documentation-manifest.json"
 
@@ -184,8 +184,8 @@ async def export_from_topic(settings: TribalSettings, out: Path) -> dict[str, An
     """Read ``tables.documented`` to its current end and :func:`write_docs` it."""
     from events.registry import registry_from_settings
     from events.serde import DecodeError, EventSerde
-    from streams.documenter.log import read_topic
-    from streams.topics import topic
+    from runtime.kafka_log import read_topic
+    from runtime.topics import topic
 
     serde = EventSerde(registry_from_settings(settings))
     records = await read_topic(settings.kafka_bootstrap, topic("tables.documented", settings))

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from events.base import Event
 from events.schema import TableDropped, TableObserved
 from events.serde import EventSerde
+from runtime.kafka_log import LogRecord
 from streams.documenter.documenter import DOCUMENTED, Documenter
-from streams.documenter.log import LogRecord
 from streams.documenter.state import SchemaEvent, SchemaState, advance_lane, lane_key
 from streams.wiring import Emit
 

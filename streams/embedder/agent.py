@@ -6,10 +6,10 @@ import asyncio
 from collections.abc import Sequence
 
 from events.base import Event
+from runtime.settings import TribalSettings
 from streams.embedder.cache import EmbeddingCache, MemoryEmbeddingCache, PostgresEmbeddingCache
 from streams.embedder.embed import DocumentEmbedder
 from streams.embedder.model import embedder_for
-from streams.settings import TribalSettings
 from streams.wiring import Emit
 
 

@@ -18,8 +18,10 @@ import faust
 
 from events.memory import EpisodeRecorded, MemoryForgotten, SystemEventRecorded, TurnRecorded
 from events.serde import EventSerde
+from runtime.kafka_log import LogRecord, read_range
+from runtime.settings import TribalSettings
+from runtime.topics import TOPICS_BY_NAME, topic
 from streams.app import AgentSpec
-from streams.documenter.log import LogRecord, read_range
 from streams.embedder.model import Embedder, embedder_for
 from streams.failures import classify
 from streams.llm import LLMProvider, LocalProvider, provider_from_settings
@@ -33,8 +35,6 @@ from streams.memory.rules import extract_local
 from streams.memory.summaries import SummaryFold
 from streams.memory.summarizer import META_TASK, WINDOW_TASK, ConversationSummarizer
 from streams.memory.summarizer import summarize_local as _summarize
-from streams.settings import TribalSettings
-from streams.topics import TOPICS_BY_NAME, topic
 from streams.wiring import Record, dead_letter_record
 
 EPISODER_BATCH = (64, 0.02)

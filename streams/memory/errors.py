@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 from uuid import UUID
 
-from events.sources.turns import IngestionError
+from sources.turns import IngestionError
 
 __all__ = ["ExtractionError", "IngestionError", "SummarizationError"]
 

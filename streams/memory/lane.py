@@ -24,7 +24,7 @@ from aiokafka.partitioner import murmur2
 from events.base import Event
 from events.memory import EpisodeRecorded, MemoryForgotten
 from events.serde import EventSerde
-from streams.documenter.log import LogRecord
+from runtime.kafka_log import LogRecord
 from streams.failures import FailureKind, classify, with_retries
 from streams.wiring import Emit
 

@@ -1,6 +1,6 @@
 """Seed 003's metrics (``tribal_`` instead of ``focal_``) and spans, for the memory agents.
 
-The metrics are defined once, in :mod:`streams.observability.metrics` (one registry per
+The metrics are defined once, in :mod:`runtime.observability.metrics` (one registry per
 process); this module names them the way the memory code uses them.
 """
 
@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from streams.observability.metrics import (
+from runtime.observability.metrics import (
     DEDUPLICATION_MATCHES as DEDUP_MATCHES,
 )
-from streams.observability.metrics import (
+from runtime.observability.metrics import (
     ENTITIES_EXTRACTED,
     EPISODES_CREATED,
     EXTRACTION_LATENCY,
@@ -21,7 +21,7 @@ from streams.observability.metrics import (
     RELATIONSHIPS_CREATED,
     SUMMARIES_CREATED,
 )
-from streams.observability.tracing import span as _span
+from runtime.observability.tracing import span as _span
 
 __all__ = [
     "DEDUP_MATCHES",

@@ -15,8 +15,8 @@ import pytest
 import uvicorn
 
 from api.app import create_app
+from runtime.settings import TribalSettings
 from streams.embedder.model import SentenceTransformerEmbedder
-from streams.settings import TribalSettings
 from tests.api.demo import MODEL, Demo, build_demo
 
 KEYS = {"key-default": "default", "key-globex": "globex"}

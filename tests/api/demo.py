@@ -21,18 +21,18 @@ from events.documents import (
     TableDocumented,
 )
 from events.facts import EntitiesExtracted, Entity, RelationshipAsserted
-from events.sources.pg_catalog import introspect
 from projections.base import Projection
 from projections.catalog import catalog_projection
 from projections.graph import graph_projection
 from projections.index import IndexProjection, index_from_settings
 from projections.runner import ProjectionRunner
+from runtime.settings import TribalSettings
+from sources.pg_catalog import introspect
 from streams.documenter.documenter import Documenter, make_provider
 from streams.documenter.lane import DocumenterLane
 from streams.embedder.cache import MemoryEmbeddingCache
 from streams.embedder.embed import DocumentEmbedder
 from streams.embedder.model import Embedder
-from streams.settings import TribalSettings
 from tests.api.code_samples import code_docs
 from tests.harness.pipeline import Pipeline, isolated_settings
 

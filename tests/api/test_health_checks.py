@@ -8,8 +8,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from api.app import create_app
-from streams.embedded.process import free_port
-from streams.settings import TribalSettings
+from runtime.embedded.process import free_port
+from runtime.settings import TribalSettings
 from tests.harness.endpoints import WeaviateEndpoint
 
 

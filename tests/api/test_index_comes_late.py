@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from api.services.context import close_context, index_unavailable, open_context
+from runtime.embedded.process import free_port
+from runtime.settings import TribalSettings
 from scripts.services import postgres_node
-from streams.embedded.process import free_port
-from streams.settings import TribalSettings
 
 pytestmark = pytest.mark.slow
 

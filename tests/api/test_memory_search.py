@@ -25,8 +25,8 @@ from projections.graph import GraphProjection, graph_projection
 from projections.index.pgvector import PgVectorIndex
 from projections.index.port import Hit, IndexedObject, Kind
 from projections.index.projection import IndexProjection
+from runtime.settings import TribalSettings
 from streams.memory.config import SummarizationConfig
-from streams.settings import TribalSettings
 from tests.memory.helpers import HashEmbedder, config, memory
 from tests.memory.test_event_time import turns, week
 from tests.projections.test_runner import fresh_database

@@ -22,9 +22,9 @@ from api.mcp_server import build_mcp
 from api.memory import memory_routes
 from api.services.context import ServiceContext
 from events.memory import SystemEventRecorded, TurnRecorded, episode_id_for
-from events.sources.sink import MemorySink
-from events.sources.turns import MemoryIngestor
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
+from sources.sink import MemorySink
+from sources.turns import MemoryIngestor
 
 KEYS = {"key-acme": "acme", "key-globex": "globex"}
 ACME = {"authorization": "Bearer key-acme"}

@@ -83,7 +83,7 @@ def test_the_served_document_shows_every_input_limit() -> None:
         TENANT_MAX,
         TURN_ID_MAX,
     )
-    from streams.settings import TribalSettings
+    from runtime.settings import TribalSettings
 
     app = create_app(TribalSettings(kafka_bootstrap="", postgres_dsn=""))
     doc = TestClient(app).get("/openapi.json").json()  # no lifespan: nothing to connect

@@ -8,7 +8,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from api.app import create_app
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from events.chunks import DocumentChunked, DocumentRetracted
 from events.files import FileChanged, FileDeleted, FileSkipped
 from events.registry.file import FileSchemaRegistry
 from events.serde import EventSerde
-from events.sources.file_languages import language_for
+from sources.file_languages import language_for
 from streams.chunker.defaults import default_registry
 from streams.chunker.files import FileChunker
 

@@ -49,7 +49,7 @@ def _ast_definitions(source: str, module: str) -> dict[str, tuple[str, int, int]
         "streams/app.py",
         "streams/chunker/treesitter/walker.py",
         "streams/chunker/registry.py",
-        "events/sources/files.py",
+        "sources/files.py",
     ],
 )
 def test_python_chunks_match_ast_definitions_by_fqn_and_line_range(path: str) -> None:

@@ -25,8 +25,8 @@ import asyncpg
 import httpx
 
 from projections.index import Kind, SearchIndex, index_from_settings
-from streams.embedded.process import ChildProcess, free_port
-from streams.settings import TribalSettings
+from runtime.embedded.process import ChildProcess, free_port
+from runtime.settings import TribalSettings
 from tests.distributed.corpus import Question, gist
 from tests.harness.endpoints import WeaviateEndpoint
 from tests.harness.pipeline import REPO, Pipeline, isolated_settings, settings_env

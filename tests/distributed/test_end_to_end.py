@@ -16,7 +16,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from streams.topics import TOPICS_BY_NAME
+from runtime.topics import TOPICS_BY_NAME
 from tests.distributed.corpus import Corpus, questions
 from tests.distributed.stack import (
     DistributedStack,

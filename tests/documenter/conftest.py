@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 
 from events.schema import TableObserved
-from events.sources.pg_catalog import introspect
+from sources.pg_catalog import introspect
 
 SCHEMA_SQL = Path(__file__).resolve().parents[2] / "scripts" / "demo" / "schema.sql"
 DATABASE = "shop"

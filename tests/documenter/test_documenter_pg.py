@@ -6,9 +6,9 @@ import pytest
 
 from events.documents import DomainDocumented, TableDocumented
 from events.schema import TableObserved
+from runtime.kafka_log import LogRecord
 from streams.documenter.documenter import Documenter, make_provider
 from streams.documenter.lane import DocumenterLane
-from streams.documenter.log import LogRecord
 from streams.documenter.state import SchemaState, advance
 from streams.wiring import Emit
 from tests.documenter.conftest import DemoDatabase

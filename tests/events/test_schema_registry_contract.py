@@ -18,7 +18,7 @@ from events.registry.file import FileSchemaRegistry
 from events.registry.http import ConfluentHttpRegistry
 from events.schemas import default_contracts
 from events.serde import EventSerde
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
 from tests.events.conftest import RegistryServer
 from tests.events.samples import FULL
 

@@ -6,8 +6,8 @@ import importlib
 import time
 from typing import Any
 
+from runtime.embedded.process import free_port, wait_until
 from scripts import services
-from streams.embedded.process import free_port, wait_until
 from tests.harness import probes
 from tests.harness.endpoints import Broker, Provisioned, WeaviateEndpoint
 

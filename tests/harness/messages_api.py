@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from streams.embedded.process import free_port
+from runtime.embedded.process import free_port
 
 Reply = Callable[[dict[str, Any]], tuple[int, dict[str, Any]] | float]
 """Given the request body: (status, json body), or a float = seconds to hang."""

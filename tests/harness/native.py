@@ -8,8 +8,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from runtime.embedded.tansu import TansuBroker, tansu_binary
 from scripts import services
-from streams.embedded.tansu import TansuBroker, tansu_binary
 from tests.harness.endpoints import Broker, Provisioned, WeaviateEndpoint
 
 _PREFIX = "tribal-test-"

@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from streams.embedded.process import free_port
+from runtime.embedded.process import free_port
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from events.base import Event
 from events.kb import KbArticleUpserted
 from events.registry import registry_from_settings
 from events.serde import EventSerde
-from streams.settings import TribalSettings
-from streams.topics import TOPICS_BY_NAME, ensure_topics, topic
+from runtime.settings import TribalSettings
+from runtime.topics import TOPICS_BY_NAME, ensure_topics, topic
 
 REPO = Path(__file__).resolve().parents[2]
 

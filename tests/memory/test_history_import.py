@@ -14,14 +14,14 @@ from typer.testing import CliRunner
 
 from api.cli import app
 from events.memory import TurnRecorded
-from events.sources.history import (
+from sources.history import (
     HistoryTurn,
     RecordProblem,
     in_world_order,
     read_history,
 )
-from events.sources.sink import MemorySink
-from events.sources.turns import MemoryIngestor
+from sources.sink import MemorySink
+from sources.turns import MemoryIngestor
 from tests.harness.pipeline import Pipeline, isolated_settings, settings_env
 
 runner = CliRunner()

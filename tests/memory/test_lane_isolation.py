@@ -11,7 +11,7 @@ from events.base import Event
 from events.memory import EpisodeRecorded
 from events.registry.file import FileSchemaRegistry
 from events.serde import EventSerde
-from streams.documenter.log import LogRecord
+from runtime.kafka_log import LogRecord
 from streams.memory.lane import MemoryLane
 from streams.wiring import Emit
 

@@ -12,8 +12,8 @@ import pytest
 
 from events.facts import EntitiesExtracted
 from events.memory import EpisodeRecorded, MemoryForgotten, SummaryCreated, episode_id_for
+from runtime.topics import TOPICS_BY_NAME
 from streams.memory.config import MemoryIngestionConfig
-from streams.topics import TOPICS_BY_NAME
 from tests.harness import Broker
 from tests.harness.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings
 from tests.memory.helpers import GAZETTEER, conversation, memory

@@ -9,7 +9,7 @@ import uuid
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-from streams.observability.progress import log_ends
+from runtime.observability.progress import log_ends
 from tests.harness.endpoints import Broker
 
 

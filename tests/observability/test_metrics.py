@@ -7,7 +7,7 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from api.app import create_app
-from streams.observability import metrics
+from runtime.observability import metrics
 from tests.harness.pipeline import isolated_settings
 
 REQUIRED = (

@@ -8,14 +8,14 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 
 from events.kb import KbArticleDeleted
-from streams.agents import agents_for
-from streams.observability.progress import (
+from runtime.observability.progress import (
     AGENT_SOURCES,
     PartitionProgress,
     ProgressTracker,
     group_progress,
 )
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
+from streams.agents import agents_for
 from tests.harness import Broker
 from tests.harness.pipeline import Pipeline, isolated_settings
 
@@ -66,8 +66,8 @@ async def test_group_progress_reads_committed_and_end_offsets_on_both_brokers(
 
 
 def test_worker_roles_split_the_agents_without_leaving_one_out() -> None:
+    from runtime.observability.progress import ROLES, role_group
     from streams.app import default_agents
-    from streams.observability.progress import ROLES, role_group
 
     settings = TribalSettings()
     sources = [s for role in ROLES.values() for s in role]
@@ -88,7 +88,7 @@ def test_worker_roles_split_the_agents_without_leaving_one_out() -> None:
 async def test_lag_reads_the_group_of_the_role_that_consumes_the_topic(
     broker: Broker, tmp_path: Path
 ) -> None:
-    from streams.observability.progress import role_group
+    from runtime.observability.progress import role_group
 
     pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path))
     await pipeline.create_topics()

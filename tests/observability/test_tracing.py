@@ -14,8 +14,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from events.files import FileChanged
-from events.sources.sink import KafkaSink
-from streams.embedded.process import ChildProcess
+from runtime.embedded.process import ChildProcess
+from sources.sink import KafkaSink
 from tests.harness.otlp import otlp_receiver
 from tests.harness.pipeline import REPO, Pipeline, eventually, isolated_settings, settings_env
 from tests.projections.test_runner import fresh_database

@@ -9,13 +9,13 @@ import asyncpg
 import pytest
 
 from events.schema import TableObserved
-from events.sources.pg_catalog import introspect
 from projections.base import Applied
 from projections.catalog import CatalogProjection, catalog_projection
 from projections.catalog import queries as q
 from projections.catalog.joins import Edge, TableRef, join_types, shortest_path
 from projections.catalog.models import JoinPath, TableNotFoundError
 from projections.runner import ProjectionRunner
+from sources.pg_catalog import introspect
 from tests.harness import Broker
 from tests.harness.pipeline import Pipeline, isolated_settings
 from tests.projections.test_runner import fresh_database

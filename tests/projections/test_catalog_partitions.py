@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from events.sources.pg_catalog import introspect
 from projections.base import Applied
 from projections.catalog import CatalogProjection, catalog_projection
 from projections.catalog import queries as q
+from sources.pg_catalog import introspect
 from tests.projections.test_catalog_join_path import run
 from tests.projections.test_runner import fresh_database
 

@@ -15,12 +15,12 @@ import pytest
 
 from events.base import Event
 from events.files import FileChanged, FileDeleted, FileSkipped
-from events.sources.base import build_source
-from events.sources.checkpoint import MemoryCheckpoint
-from events.sources.config import ConfigError, SourceConfig
-from events.sources.file_languages import language_for
-from events.sources.files import FilesSource
-from events.sources.sink import KafkaSink, MemorySink
+from sources.base import build_source
+from sources.checkpoint import MemoryCheckpoint
+from sources.config import ConfigError, SourceConfig
+from sources.file_languages import language_for
+from sources.files import FilesSource
+from sources.sink import KafkaSink, MemorySink
 from tests.harness import Broker
 from tests.harness.pipeline import Pipeline, isolated_settings
 

@@ -15,12 +15,12 @@ import pytest
 
 from api.kb_host import KbStore
 from events.kb import KbArticleDeleted, KbArticleUpserted
-from events.sources.base import build_source
-from events.sources.checkpoint import FileCheckpoint, MemoryCheckpoint
-from events.sources.config import ConfigError, SourceConfig
-from events.sources.kb import KbSource, KbState, from_config, plan
-from events.sources.kb_client import KbHostError, KbListing
-from events.sources.sink import KafkaSink, MemorySink
+from sources.base import build_source
+from sources.checkpoint import FileCheckpoint, MemoryCheckpoint
+from sources.config import ConfigError, SourceConfig
+from sources.kb import KbSource, KbState, from_config, plan
+from sources.kb_client import KbHostError, KbListing
+from sources.sink import KafkaSink, MemorySink
 from tests.harness import Broker
 from tests.harness.pipeline import Pipeline, isolated_settings
 from tests.sources.kb_fixtures import KbHost, helpdesk_articles, running_kb_host

@@ -10,10 +10,10 @@ from events.schema import (
     Partition,
     TableObserved,
 )
-from events.sources.checkpoint import MemoryCheckpoint
-from events.sources.postgres import PostgresSource
-from events.sources.schema_snapshot import with_hash
-from events.sources.sink import MemorySink
+from sources.checkpoint import MemoryCheckpoint
+from sources.postgres import PostgresSource
+from sources.schema_snapshot import with_hash
+from sources.sink import MemorySink
 from tests.sources import test_postgres_source as pg
 from tests.sources.test_postgres_source import by_table, execute
 

@@ -14,13 +14,13 @@ import pytest
 
 from events.base import Event
 from events.schema import IncomingForeignKey, TableDropped, TableObserved
-from events.sources.base import build_source
-from events.sources.checkpoint import MemoryCheckpoint
-from events.sources.config import ConfigError, SourceConfig, load_config
-from events.sources.pg_trigger import TRIGGERS
-from events.sources.postgres import PostgresSource, from_config
-from events.sources.schema_snapshot import is_sensitive_column
-from events.sources.sink import Emitted, KafkaSink, MemorySink
+from sources.base import build_source
+from sources.checkpoint import MemoryCheckpoint
+from sources.config import ConfigError, SourceConfig, load_config
+from sources.pg_trigger import TRIGGERS
+from sources.postgres import PostgresSource, from_config
+from sources.schema_snapshot import is_sensitive_column
+from sources.sink import Emitted, KafkaSink, MemorySink
 from tests.harness import Broker
 from tests.harness.pipeline import Pipeline, isolated_settings
 

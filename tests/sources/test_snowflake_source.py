@@ -1,6 +1,6 @@
 """Snowflake schemas into ``tribal.schema.changes``, against fakesnow's emulation.
 
-fakesnow does not emulate everything (see :mod:`events.sources.snowflake`): keys
+fakesnow does not emulate everything (see :mod:`sources.snowflake`): keys
 ``IN DATABASE``, imported keys and ``LAST_ALTERED`` are missing there, and these
 tests pin the fallbacks as much as the happy path.
 """
@@ -18,11 +18,11 @@ import pytest
 import snowflake.connector
 
 from events.schema import TableDropped, TableObserved
-from events.sources.base import build_source
-from events.sources.checkpoint import MemoryCheckpoint
-from events.sources.config import ConfigError, SourceConfig
-from events.sources.sink import MemorySink
-from events.sources.snowflake import SnowflakeSource, from_config
+from sources.base import build_source
+from sources.checkpoint import MemoryCheckpoint
+from sources.config import ConfigError, SourceConfig
+from sources.sink import MemorySink
+from sources.snowflake import SnowflakeSource, from_config
 
 pytestmark = pytest.mark.filterwarnings("ignore:Arrow output on a DB-API result:UserWarning")
 

@@ -11,8 +11,8 @@ from starlette.testclient import TestClient
 
 from api.app import create_app
 from events.memory import MemoryForgotten, SystemEventRecorded, TurnRecorded, episode_id_for
-from events.sources.sink import KafkaSink, MemorySink
-from events.sources.turns import IngestionError, MemoryIngestor, Session, Turn
+from sources.sink import KafkaSink, MemorySink
+from sources.turns import IngestionError, MemoryIngestor, Session, Turn
 from tests.harness import Broker
 from tests.harness.pipeline import Pipeline, isolated_settings
 

@@ -18,9 +18,9 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.structs import OffsetAndMetadata
 
-from streams.archive import ArchiveStore, ArchiveWriter, restore_archive
-from streams.archive.restore import RestoreConflictError
-from streams.embedded.tansu import TansuBroker
+from runtime.archive import ArchiveStore, ArchiveWriter, restore_archive
+from runtime.archive.restore import RestoreConflictError
+from runtime.embedded.tansu import TansuBroker
 from tests.harness import Broker
 from tests.streams.test_topics import topic_configs
 

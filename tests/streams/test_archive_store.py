@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streams.archive import store as store_module
-from streams.archive.restore import _translate
-from streams.archive.store import ArchiveStore, PartitionLog
+from runtime.archive import store as store_module
+from runtime.archive.restore import _translate
+from runtime.archive.store import ArchiveStore, PartitionLog
 
 
 def _rows(offsets: range | list[int], tag: str = "v") -> list[dict[str, Any]]:

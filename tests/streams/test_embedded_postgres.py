@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from streams.embedded import postgres_binaries
-from streams.embedded.postgres import EmbeddedPostgres
-from streams.embedded.postgres_binaries import postgres_bin_dir, runnable_bin_dir
+from runtime.embedded import postgres_binaries
+from runtime.embedded.postgres import EmbeddedPostgres
+from runtime.embedded.postgres_binaries import postgres_bin_dir, runnable_bin_dir
 
 
 def test_a_restarted_embedded_postgres_answers_on_the_port_it_had(tmp_path: Path) -> None:

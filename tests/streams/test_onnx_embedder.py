@@ -47,7 +47,7 @@ def test_the_backend_setting_picks_the_adapter() -> None:
 
 
 def test_onnx_is_the_default_backend() -> None:
-    from streams.settings import TribalSettings
+    from runtime.settings import TribalSettings
 
     assert TribalSettings.model_fields["embedding_backend"].default == "onnx"
 

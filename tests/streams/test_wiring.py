@@ -13,8 +13,8 @@ from events.deadletter import DeadLettered
 from events.kb import KbArticleDeleted, KbArticleUpserted
 from events.registry.file import FileSchemaRegistry
 from events.serde import EventSerde
+from runtime.settings import TribalSettings
 from streams.chunker.kb import chunk_kb_article
-from streams.settings import TribalSettings
 from streams.wiring import Emit, Handler, Incoming, ProcessingError
 from tests.harness.pipeline import kb_article
 

@@ -30,10 +30,10 @@ from api.schemas.catalog import (
     SearchTablesInput,
 )
 from api.schemas.knowledge import RetrieveRequest
-from events.sources.sink import MemorySink
-from events.sources.turns import MemoryIngestor
 from projections.catalog import CatalogProjection, catalog_projection
 from projections.catalog import queries as q
+from sources.sink import MemorySink
+from sources.turns import MemoryIngestor
 from tests.projections.test_catalog import Feed, customers, orders
 from tests.projections.test_runner import fresh_database
 
@@ -209,7 +209,7 @@ def test_absurd_sizes_are_refused_by_the_request_models(
 
 def _live_routes() -> list[BaseRoute]:
     from api.app import create_app
-    from streams.settings import TribalSettings
+    from runtime.settings import TribalSettings
 
     return list(create_app(TribalSettings(kafka_bootstrap="", postgres_dsn="")).routes)
 
@@ -236,7 +236,7 @@ def test_absurd_parameters_are_refused_by_the_http_api(
     if not _has_route(path):
         pytest.skip(f"{path} does not exist yet (api/services is being built)")
     from api.app import create_app
-    from streams.settings import TribalSettings
+    from runtime.settings import TribalSettings
 
     app = create_app(TribalSettings(kafka_bootstrap="", postgres_dsn=""))
     with TestClient(app) as c:
@@ -292,7 +292,7 @@ async def test_get_table_schema_over_http_treats_a_sql_name_as_data(
     if not [r for r in routes if "{" in r.path]:
         pytest.skip(f"{path} does not exist yet (api/services is being built)")
     from api.app import create_app
-    from streams.settings import TribalSettings
+    from runtime.settings import TribalSettings
 
     app = create_app(TribalSettings(kafka_bootstrap="", postgres_dsn=catalog.dsn))
     with TestClient(app) as c:

@@ -34,16 +34,16 @@ from events.memory import MemoryForgotten, SystemEventRecorded, TurnRecorded
 from events.registry.file import FileSchemaRegistry
 from events.schema import TableObserved
 from events.serde import EventSerde
-from events.sources.checkpoint import MemoryCheckpoint
-from events.sources.files import FilesSource
-from events.sources.kb import KbState, plan
-from events.sources.kb_client import KbListing
-from events.sources.schema_snapshot import with_hash
-from events.sources.sink import MemorySink
-from events.sources.turns import MemoryIngestor
 from events.text import normalize_values
+from runtime.settings import TribalSettings
+from sources.checkpoint import MemoryCheckpoint
+from sources.files import FilesSource
+from sources.kb import KbState, plan
+from sources.kb_client import KbListing
+from sources.schema_snapshot import with_hash
+from sources.sink import MemorySink
+from sources.turns import MemoryIngestor
 from streams.chunker.kb import chunk_kb_article
-from streams.settings import TribalSettings
 from streams.wiring import Handler
 from tests.reliability.bad_inputs.corpus import (
     CORPUS,
@@ -414,7 +414,7 @@ def test_hostile_schema_names_are_kept_as_data_and_control_characters_are_noted(
 def test_a_snapshot_without_notes_hashes_as_it_did_before_notes_existed() -> None:
     import hashlib
 
-    from events.sources.schema_snapshot import _EXCLUDE, metadata_hash
+    from sources.schema_snapshot import _EXCLUDE, metadata_hash
 
     event = TableObserved.model_validate(BASE)
     legacy = event.model_dump_json(exclude={**_EXCLUDE, "notes": True})
@@ -462,7 +462,7 @@ async def test_quoted_reserved_and_unicode_names_from_postgres_are_kept_and_comm
 ) -> None:
     import asyncpg
 
-    from events.sources.pg_catalog import introspect
+    from sources.pg_catalog import introspect
 
     conn = await asyncpg.connect(hostile_database)
     try:

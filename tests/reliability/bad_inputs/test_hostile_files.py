@@ -1,7 +1,7 @@
 """Hostile files through the files source and the chunker: a reason, never a crash.
 
 Each case writes one hostile entry next to a normal file, scans the tree with
-:class:`events.sources.files.FilesSource` (as ``tribal source files`` does), then feeds
+:class:`sources.files.FilesSource` (as ``tribal source files`` does), then feeds
 every event to the worker's :class:`streams.chunker.files.FileChunker`. The hostile
 entry must end as a specific ``FileSkipped`` reason (and a retraction downstream) or
 as bounded chunks, and the normal file must come through untouched.
@@ -19,9 +19,9 @@ import pytest
 from events.base import Event
 from events.chunks import DocumentChunked, DocumentRetracted
 from events.files import FileChanged, FileSkipped
-from events.sources.checkpoint import MemoryCheckpoint
-from events.sources.files import FilesSource
-from events.sources.sink import MemorySink
+from sources.checkpoint import MemoryCheckpoint
+from sources.files import FilesSource
+from sources.sink import MemorySink
 from streams.chunker.defaults import default_registry
 from streams.chunker.files import MAX_DOCUMENT_BYTES, FileChunker
 from streams.chunker.pieces import CODE_BUDGET, MAX_PIECES

@@ -21,8 +21,8 @@ from events.deadletter import DeadLettered
 from events.kb import KbArticleDeleted, KbArticleUpserted
 from events.registry.file import FileSchemaRegistry
 from events.serde import DecodeError, EventSerde
+from runtime.settings import TribalSettings
 from streams.chunker.kb import chunk_kb_article
-from streams.settings import TribalSettings
 from streams.wiring import Emit, Handler, ProcessingError
 from tests.harness import Broker
 from tests.harness.pipeline import (

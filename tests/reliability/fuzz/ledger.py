@@ -27,10 +27,10 @@ from events.memory import EpisodeRecorded, SystemEventRecorded, TurnRecorded, ep
 from events.schema import TableObserved
 from events.serde import DecodeError, EventSerde
 from projections.index.port import Filters, Kind, SearchIndex
+from runtime.settings import TribalSettings
 from streams.chunker.files import file_document_id
 from streams.chunker.kb import kb_document_id
 from streams.deadletter_ops import read_dead_letters
-from streams.settings import TribalSettings
 
 Outcome = Literal["accepted", "rejected", "answered", "unsendable"]
 Verdict = Literal["landed", "dead_lettered", "lost"]

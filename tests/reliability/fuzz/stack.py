@@ -32,7 +32,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from projections.index import index_from_settings
 from projections.index.port import Kind, SearchIndex
-from streams.embedded.process import ChildProcess, free_port
+from runtime.embedded.process import ChildProcess, free_port
 from tests.harness.endpoints import WeaviateEndpoint
 from tests.harness.pipeline import REPO, Pipeline, isolated_settings, settings_env
 from tests.reliability.fuzz.answers import (

@@ -33,10 +33,10 @@ from events.kb import KbArticleDeleted, KbArticleUpserted
 from events.memory import MemoryForgotten, SystemEventRecorded, TurnRecorded
 from events.registry.file import FileSchemaRegistry
 from events.serde import DecodeError, EventSerde
-from events.sources.sink import MemorySink
-from events.sources.turns import MemoryIngestor
+from runtime.settings import TribalSettings
+from sources.sink import MemorySink
+from sources.turns import MemoryIngestor
 from streams.chunker.kb import chunk_kb_article
-from streams.settings import TribalSettings
 from streams.wiring import Handler
 from tests.reliability.fuzz.answers import Sent, classify_http, classify_mcp, classify_registry
 from tests.reliability.fuzz.inputs import HttpCall, McpCall, Raw, RegistryCall, encode_recipe

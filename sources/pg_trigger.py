@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.sources.pg_catalog import TRIGGER_SCHEMA
+from sources.pg_catalog import TRIGGER_SCHEMA
 
 CHANNEL = "tribal_ddl"
 FUNCTION = f"{TRIGGER_SCHEMA}.notify_ddl"

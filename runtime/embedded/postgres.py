@@ -10,7 +10,7 @@ kernel told to send it SIGINT -- PostgreSQL's "fast shutdown" -- if we die.
 PostgreSQL refuses to run as root. When we are root the server runs as an
 unprivileged account (``nobody`` unless ``TRIBAL_POSTGRES_OS_USER`` names another),
 which owns the data directory and runs binaries it can reach
-(:mod:`streams.embedded.postgres_binaries`).
+(:mod:`runtime.embedded.postgres_binaries`).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from functools import cached_property
 from pathlib import Path
 from urllib.parse import quote
 
-from streams.embedded.postgres_binaries import postgres_bin_dir, runnable_bin_dir
-from streams.embedded.process import free_port, port_open, wait_until
+from runtime.embedded.postgres_binaries import postgres_bin_dir, runnable_bin_dir
+from runtime.embedded.process import free_port, port_open, wait_until
 
 _PR_SET_PDEATHSIG = 1
 PORT_FILE = "tribal.port"

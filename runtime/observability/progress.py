@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from streams.settings import TribalSettings
-from streams.topics import TOPICS_BY_NAME, topic
+from runtime.settings import TribalSettings
+from runtime.topics import TOPICS_BY_NAME, topic
 
 TP = tuple[str, int]
 

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import httpx
 
-from streams.archive import ArchiveWriter, restore_archive
-from streams.embedded.postgres import EmbeddedPostgres
-from streams.embedded.process import ChildProcess, free_port
-from streams.embedded.tansu import TansuBroker
-from streams.settings import TribalSettings
-from streams.topics import ensure_topics
+from runtime.archive import ArchiveWriter, restore_archive
+from runtime.embedded.postgres import EmbeddedPostgres
+from runtime.embedded.process import ChildProcess, free_port
+from runtime.embedded.tansu import TansuBroker
+from runtime.settings import TribalSettings
+from runtime.topics import ensure_topics
 
 log = logging.getLogger(__name__)
 

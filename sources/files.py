@@ -37,14 +37,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from events.files import FileChanged, FileDeleted, FileSkipped
-from events.sources.checkpoint import CheckpointStore
-from events.sources.config import ConfigError, SourceConfig
-from events.sources.file_ignore import GITIGNORE, IgnoreRules
-from events.sources.file_languages import language_for
-from events.sources.file_scan import Entry, FileTree, Observation
-from events.sources.file_watch import watch_batches
-from events.sources.sink import EventSink
 from events.text import normalize_model
+from sources.checkpoint import CheckpointStore
+from sources.config import ConfigError, SourceConfig
+from sources.file_ignore import GITIGNORE, IgnoreRules
+from sources.file_languages import language_for
+from sources.file_scan import Entry, FileTree, Observation
+from sources.file_watch import watch_batches
+from sources.sink import EventSink
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from events.schema import (
     Partition,
     TableObserved,
 )
-from events.sources.schema_snapshot import is_sensitive_column, with_hash
+from sources.schema_snapshot import is_sensitive_column, with_hash
 
 log = logging.getLogger(__name__)
 

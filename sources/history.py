@@ -14,7 +14,7 @@ any other file is JSONL, one record a line.
 :func:`read_history` reads every record into a :class:`HistoryTurn` or a
 :class:`RecordProblem` naming its line, so a caller can refuse a file before anything
 of it is sent. :func:`in_world_order` orders turns as they were said, each group's
-lane in its own order; :meth:`events.sources.turns.MemoryIngestor.ingest_turns` sends
+lane in its own order; :meth:`sources.turns.MemoryIngestor.ingest_turns` sends
 them, exactly as live turns.
 """
 
@@ -31,7 +31,7 @@ from uuid import UUID
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from events.problems import problem_of
-from events.sources.turns import (
+from sources.turns import (
     IngestionError,
     Session,
     Turn,

@@ -1,6 +1,6 @@
 """Help-desk articles from a host KB (seed 002, Contract 1) → ``tribal.kb.articles``.
 
-Each pass lists articles through :class:`~events.sources.kb_client.KbClient`, emits
+Each pass lists articles through :class:`~sources.kb_client.KbClient`, emits
 ``KbArticleUpserted`` for every article whose content hash changed, flushes the sink
 and only then saves the checkpoint ``{"articles": {id: hash}, "cursor": …}``.
 
@@ -45,11 +45,11 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from events.kb import KbArticleDeleted, KbArticleUpserted
-from events.sources.checkpoint import CheckpointStore
-from events.sources.config import ConfigError, SourceConfig, redact
-from events.sources.kb_client import KbClient, KbHostError, KbListing, RetryPolicy
-from events.sources.sink import EventSink
 from events.text import normalize_text, normalize_values
+from sources.checkpoint import CheckpointStore
+from sources.config import ConfigError, SourceConfig, redact
+from sources.kb_client import KbClient, KbHostError, KbListing, RetryPolicy
+from sources.sink import EventSink
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from tenacity import (
     wait_random,
 )
 
-from events.sources.config import redact
+from sources.config import redact
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Walking a tree and reading one file into what the files source reports about it.
 
-Blocking I/O only, no events: :mod:`events.sources.files` runs these in threads and
+Blocking I/O only, no events: :mod:`sources.files` runs these in threads and
 turns an :class:`Observation` into ``FileChanged`` or ``FileSkipped``.
 
 Reading policy, in order: a file larger than ``max_bytes`` (by ``fstat``, never read
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from events.sources.file_ignore import IgnoreRules
+from sources.file_ignore import IgnoreRules
 
 log = logging.getLogger(__name__)
 

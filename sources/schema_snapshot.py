@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from events.schema import TableDropped, TableObserved
-from events.sources.checkpoint import CheckpointStore
-from events.sources.sink import EventSink
 from events.text import normalize_model
+from sources.checkpoint import CheckpointStore
+from sources.sink import EventSink
 
 TOPIC = "schema.changes"
 

@@ -5,8 +5,8 @@ Tansu keeps topics in memory only. The archive makes the embedded broker durable
 than its retention (``tribal archive`` / ``tribal restore``).
 """
 
-from streams.archive.restore import RestoreReport, restore_archive
-from streams.archive.store import ArchiveStore
-from streams.archive.writer import ArchiveWriter
+from runtime.archive.restore import RestoreReport, restore_archive
+from runtime.archive.store import ArchiveStore
+from runtime.archive.writer import ArchiveWriter
 
 __all__ = ["ArchiveStore", "ArchiveWriter", "RestoreReport", "restore_archive"]

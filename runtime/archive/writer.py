@@ -14,7 +14,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
-from streams.archive.store import ArchiveStore
+from runtime.archive.store import ArchiveStore
 
 log = logging.getLogger(__name__)
 

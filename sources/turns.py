@@ -33,11 +33,11 @@ from events.memory import (
     episode_id_for,
 )
 from events.problems import problem_of
-from events.sources.sink import EventSink
 from events.types import TENANT_PATTERN, group_id_problem, shown, utcnow
-from streams.observability.logs import get_logger
-from streams.observability.metrics import INGESTION_LATENCY
-from streams.observability.tracing import span
+from runtime.observability.logs import get_logger
+from runtime.observability.metrics import INGESTION_LATENCY
+from runtime.observability.tracing import span
+from sources.sink import EventSink
 
 log = get_logger(__name__)
 

@@ -37,10 +37,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from events.schema import Column, ForeignKey, IncomingForeignKey, TableObserved
-from events.sources.checkpoint import CheckpointStore
-from events.sources.config import ConfigError, SourceConfig
-from events.sources.schema_snapshot import diff, emit_changes, with_hash
-from events.sources.sink import EventSink
+from sources.checkpoint import CheckpointStore
+from sources.config import ConfigError, SourceConfig
+from sources.schema_snapshot import diff, emit_changes, with_hash
+from sources.sink import EventSink
 
 log = logging.getLogger(__name__)
 

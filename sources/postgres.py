@@ -14,7 +14,7 @@ fully qualified name, so ``tribal.yaml`` can list several databases side by side
 Change detection: with ``install_trigger`` an event trigger notifies
 ``tribal_ddl`` and the source re-introspects about 50 ms later (notifications
 arriving meanwhile are folded into one pass); polling every ``interval`` seconds
-runs regardless, as a safety net. Either way :mod:`~events.sources.schema_snapshot`
+runs regardless, as a safety net. Either way :mod:`~sources.schema_snapshot`
 turns the snapshot into events: altered tables are observed again, dropped ones
 become ``TableDropped``, unchanged ones emit nothing.
 """
@@ -28,12 +28,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from events.sources.checkpoint import CheckpointStore
-from events.sources.config import ConfigError, SourceConfig, redact
-from events.sources.pg_catalog import introspect
-from events.sources.pg_trigger import CHANNEL, install_trigger
-from events.sources.schema_snapshot import publish_changes
-from events.sources.sink import EventSink
+from sources.checkpoint import CheckpointStore
+from sources.config import ConfigError, SourceConfig, redact
+from sources.pg_catalog import introspect
+from sources.pg_trigger import CHANNEL, install_trigger
+from sources.schema_snapshot import publish_changes
+from sources.sink import EventSink
 
 log = logging.getLogger(__name__)
 

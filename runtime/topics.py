@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from streams.settings import TribalSettings
+from runtime.settings import TribalSettings
 
 FOREVER = -1
 

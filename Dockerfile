@@ -9,6 +9,7 @@ COPY sources sources
 COPY streams streams
 COPY projections projections
 COPY api api
+COPY cli cli
 COPY avro avro
 RUN pip install .
 EXPOSE 8765

@@ -161,7 +161,7 @@ async def start_demo(settings: TribalSettings, console: Console) -> tuple[Embedd
     write_sources_config(config, run.kb_url)
     sources = ChildProcess(
         "sources",
-        [sys.executable, "-m", "api.cli", "source", "run", "--config", str(config)],
+        [sys.executable, "-m", "cli", "source", "run", "--config", str(config)],
         env=env,
         log_path=stack.logs / "sources.log",
     )

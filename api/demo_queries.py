@@ -138,7 +138,7 @@ async def ask_mcp(api_url: str, console: Console) -> list[str]:
 def ask_cli(console: Console, env: dict[str, str]) -> str:
     """``tribal search`` as a person types it."""
     out = subprocess.run(
-        [sys.executable, "-m", "api.cli", "search", "refund a returned order", "--kind", "tables"],
+        [sys.executable, "-m", "cli", "search", "refund a returned order", "--kind", "tables"],
         capture_output=True,
         text=True,
         env=env,

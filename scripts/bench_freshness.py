@@ -75,7 +75,7 @@ async def run(edits: int, scratch: Path) -> dict[str, float]:
         for name, args in (("worker", ["worker"]), ("project", ["project", "--only", "index"])):
             child = ChildProcess(
                 name,
-                [sys.executable, "-m", "api.cli", *args],
+                [sys.executable, "-m", "cli", *args],
                 env=env,
                 log_path=scratch / f"{name}.log",
                 cwd=ROOT,

@@ -220,7 +220,7 @@ async def tribal(files: list[SourceFile], backend: str, scratch: Path) -> dict[s
         for name, args in (("worker", ["worker"]), ("project", ["project", "--only", "index"])):
             child = ChildProcess(
                 name,
-                [sys.executable, "-m", "api.cli", *args],
+                [sys.executable, "-m", "cli", *args],
                 env=env,
                 log_path=scratch / f"{name}.log",
                 cwd=ROOT,

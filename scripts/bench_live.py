@@ -206,7 +206,7 @@ async def run(files: int, rounds: int, scratch: Path) -> dict[str, object]:
         for name, args in (("worker", ["worker"]), ("project", ["project"])):
             child = ChildProcess(
                 name,
-                [sys.executable, "-m", "api.cli", *args],
+                [sys.executable, "-m", "cli", *args],
                 env=env,
                 log_path=scratch / f"{name}.log",
                 cwd=ROOT,

@@ -953,7 +953,7 @@ async def drain(
     ports = [free_port() for _ in range(workers)]
     children = [
         ChildProcess(
-            f"worker-{i}", [sys.executable, "-m", "api.cli", "worker"],
+            f"worker-{i}", [sys.executable, "-m", "cli", "worker"],
             env=worker_env(settings, ports[i]), log_path=scratch / f"{tag}-{i}.log", cwd=ROOT,
         )
         for i in range(workers)
@@ -1118,7 +1118,7 @@ async def role_drain(
         env["TRIBAL_BULK_BACKLOG"] = "0"
         children.append(
             ChildProcess(
-                f"{role}-{i}", [sys.executable, "-m", "api.cli", "worker", "--role", role],
+                f"{role}-{i}", [sys.executable, "-m", "cli", "worker", "--role", role],
                 env=env, log_path=scratch / f"{tag}-{i}.log", cwd=ROOT,
             )
         )  # fmt: skip

@@ -187,7 +187,7 @@ def start_worker(settings: TribalSettings) -> subprocess.Popen[bytes]:
     """``tribal worker`` as a child process, logging to ``data_dir/worker.log``."""
     log = open(settings.data_dir / "worker.log", "wb")  # noqa: SIM115 - the child keeps it
     return subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "worker"], cwd=ROOT, env=worker_env(settings),
+        [sys.executable, "-m", "cli", "worker"], cwd=ROOT, env=worker_env(settings),
         stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
 

@@ -96,7 +96,7 @@ async def in_process(settings: TribalSettings, calls: int) -> list[dict[str, Any
 def start_api(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with open(log, "wb") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "api", "--port", str(port)],
+            [sys.executable, "-m", "cli", "api", "--port", str(port)],
             env=env,
             cwd=ROOT,
             stdout=out,

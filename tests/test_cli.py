@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
+from cli.main import app
 from runtime.embedded.tansu import TansuBroker
 from tests.harness import Broker
 from tests.harness.pipeline import Pipeline, isolated_settings, kb_article

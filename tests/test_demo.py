@@ -26,7 +26,7 @@ def test_the_demo_answers_from_every_source_through_http_mcp_and_the_cli() -> No
             [
                 sys.executable,
                 "-m",
-                "api.cli",
+                "cli",
                 "demo",
                 "--headless",
                 "--data-dir",

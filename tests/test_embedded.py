@@ -44,7 +44,7 @@ class Stack:
             [
                 sys.executable,
                 "-m",
-                "api.cli",
+                "cli",
                 "up",
                 "--data-dir",
                 str(self.data_dir),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from api.cli import banner
+from cli.stack import banner
 from runtime.embedded.process import ChildProcess
 from runtime.embedded.supervisor import EmbeddedStack, StackInfo
 from runtime.settings import TribalSettings

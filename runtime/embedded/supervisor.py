@@ -172,7 +172,7 @@ class EmbeddedStack:
             self._writer_task = asyncio.create_task(self.writer.run(self._writer_stop))
 
         env = self._child_env(bootstrap, dsn)
-        cli = [sys.executable, "-m", "api.cli"]
+        cli = [sys.executable, "-m", "cli"]
         worker = ChildProcess(
             "worker", [*cli, "worker"], env=env, log_path=self.logs / "worker.log"
         )

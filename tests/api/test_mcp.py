@@ -1,4 +1,4 @@
-"""Both MCP transports, driven by the SDK's own client: stdio (``python -m api.cli mcp``)
+"""Both MCP transports, driven by the SDK's own client: stdio (``python -m cli mcp``)
 and streamable HTTP at ``/mcp`` on a real uvicorn server."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ async def stdio_session(demo: Demo) -> AsyncIterator[ClientSession]:
            "TRIBAL_DATA_DIR": str(s.data_dir), "TRIBAL_DEFAULT_PARTITIONS": "3",
            "HF_HUB_OFFLINE": "1", "TRIBAL_LOG_LEVEL": "WARNING"}  # fmt: skip
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "api.cli", "mcp"], env=env, cwd=str(REPO)
+        command=sys.executable, args=["-m", "cli", "mcp"], env=env, cwd=str(REPO)
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()

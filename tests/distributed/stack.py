@@ -31,7 +31,7 @@ from tests.distributed.corpus import Question, gist
 from tests.harness.endpoints import WeaviateEndpoint
 from tests.harness.pipeline import REPO, Pipeline, isolated_settings, settings_env
 
-CLI = [sys.executable, "-m", "api.cli"]
+CLI = [sys.executable, "-m", "cli"]
 SERVICES = ("TRIBAL_KAFKA_BOOTSTRAP", "TRIBAL_POSTGRES_DSN", "TRIBAL_WEAVIATE_URL")
 SEARCHABLE = (Kind.CODE_CHUNK, Kind.KB_CHUNK, Kind.TABLE_DOC)
 ANSWER_WITHIN_S = 30.0

@@ -90,7 +90,7 @@ async def test_worker_documents_the_schema_and_recovers_its_state_after_restart(
 
     out = tmp_path / "docs"
     export = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "api.cli", "export-docs", str(out),
+        sys.executable, "-m", "cli", "export-docs", str(out),
         env=settings_env(pipeline.settings), cwd=REPO,
     )  # fmt: skip
     assert await asyncio.wait_for(export.wait(), 120) == 0

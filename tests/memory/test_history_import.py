@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 from typer.testing import CliRunner
 
-from api.cli import app
+from cli.main import app
 from events.memory import TurnRecorded
 from sources.history import (
     HistoryTurn,

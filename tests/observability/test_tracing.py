@@ -45,7 +45,7 @@ async def test_a_file_change_is_one_trace_from_source_through_agents_to_the_inde
         children = [
             ChildProcess(
                 name,
-                [sys.executable, "-m", "api.cli", *args],
+                [sys.executable, "-m", "cli", *args],
                 env=env,
                 log_path=tmp_path / f"{name}.log",
                 cwd=REPO,

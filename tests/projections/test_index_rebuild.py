@@ -139,7 +139,7 @@ async def test_rebuild_index_swaps_without_a_failed_query(
 def _projection_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with open(log, "ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "project", "--only", "index"],
+            [sys.executable, "-m", "cli", "project", "--only", "index"],
             cwd=REPO,
             env=env,
             stdout=out,

@@ -144,7 +144,7 @@ class FuzzStack:
         )
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
-        cli = [sys.executable, "-m", "api.cli"]
+        cli = [sys.executable, "-m", "cli"]
         logs = self.data_dir / "logs"
         for child_name, args in (
             ("worker", ["worker"]),

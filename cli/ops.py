@@ -10,10 +10,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cli.common import DataDir, console
 from runtime.settings import TribalSettings
 
 deadletter_app = typer.Typer(help="Inspect dead letters and re-drive them after a fix.")
-console = Console()
+stdout = Console()
+"""The deadletter commands print to stdout, so a listing can be piped; ``status`` prints
+to stderr as the other commands do."""
 
 
 def resolved_settings() -> TribalSettings:
@@ -29,7 +32,7 @@ def resolved_settings() -> TribalSettings:
         }
         settings = settings.model_copy(update=updates)
     if not settings.kafka_bootstrap:
-        console.print("[red]No broker: set TRIBAL_KAFKA_BOOTSTRAP or start `tribal up`.")
+        stdout.print("[red]No broker: set TRIBAL_KAFKA_BOOTSTRAP or start `tribal up`.")
         raise typer.Exit(2)
     return settings
 
@@ -67,7 +70,7 @@ def list_letters(
             e.error_message[:80],
             e.occurred_at.isoformat(timespec="seconds"),
         )
-    console.print(table)
+    stdout.print(table)
 
 
 @deadletter_app.command("show")
@@ -82,11 +85,11 @@ def show(letter: Annotated[str, typer.Argument(help="partition@offset, from `lis
     }
     found = letters.get(letter)
     if found is None:
-        console.print(f"[red]no dead letter {letter}")
+        stdout.print(f"[red]no dead letter {letter}")
         raise typer.Exit(1)
     row = _row(found)
     row["payload_preview"] = found.event.payload[:256].hex(" ")
-    console.print_json(json.dumps(row, default=str))
+    stdout.print_json(json.dumps(row, default=str))
 
 
 @deadletter_app.command("replay")
@@ -99,7 +102,7 @@ def replay_cmd(
     from streams.deadletter_ops import read_dead_letters, replay
 
     if not letter and code is None:
-        console.print("[red]name dead letters, or --code CODE")
+        stdout.print("[red]name dead letters, or --code CODE")
         raise typer.Exit(2)
     settings = resolved_settings()
     letters = asyncio.run(read_dead_letters(settings, _serde(settings)))
@@ -110,12 +113,12 @@ def replay_cmd(
         or (code and d.event.error_code == code)
     ]
     if not chosen:
-        console.print("nothing to replay")
+        stdout.print("nothing to replay")
         raise typer.Exit(1)
     if not yes and not typer.confirm(f"replay {len(chosen)} record(s)?"):
         raise typer.Exit(1)
     n = asyncio.run(replay(settings, chosen))
-    console.print(f"replayed {n} record(s) to their origin topics")
+    stdout.print(f"replayed {n} record(s) to their origin topics")
 
 
 def _row(d: Any) -> dict[str, Any]:
@@ -202,3 +205,42 @@ async def gather_status(settings: TribalSettings) -> dict[str, Any]:
             for p in projections:
                 await p.close()
     return out
+
+
+def status(
+    data_dir: DataDir = None, as_json: Annotated[bool, typer.Option("--json")] = False
+) -> None:
+    """Topics, projection lag, dead letters (count and latest reasons), index sizes."""
+    if data_dir is not None:
+        import os as _os
+
+        _os.environ["TRIBAL_DATA_DIR"] = str(data_dir)
+    snapshot = asyncio.run(gather_status(resolved_settings()))
+    if as_json:
+        print(json.dumps(snapshot, default=str))
+        return
+    topics = Table(title=f"Topics on {snapshot['kafka']}")
+    for col in ("topic", "partitions", "records"):
+        topics.add_column(col)
+    for t in snapshot["topics"]:
+        topics.add_row(t["topic"], str(t["partitions"]), str(t["records"]))
+    console.print(topics)
+    for short, lag in snapshot.get("agents", {}).items():
+        if lag["lag_messages"]:
+            console.print(f"agents on [bold]{short}[/]: {lag['lag_messages']} behind")
+    stuck = {s["stage"]: s for s in snapshot.get("stuck", [])}
+    for name, lag in snapshot.get("projections", {}).items():
+        console.print(f"projection [bold]{name}[/]: {lag['lag_messages']} behind")
+    for name, s in stuck.items():
+        console.print(
+            f"[bold red]STUCK[/] {name}: {s.get('topic')}[{s.get('partition')}] at offset "
+            f"{s.get('offset')}, no progress for {s.get('stalled_s', 0)} s; last error: "
+            f"{s.get('last_error') or 'none (still running)'}"
+        )
+    dead = snapshot.get("deadletters")
+    if dead is not None:
+        console.print(f"dead letters: {dead['total']} {dead['by_code']}")
+        for d in dead["latest"]:
+            console.print(f"  {d['error_code']}: {d['error_message'][:100]}")
+    for kind, n in snapshot.get("index", {}).items():
+        console.print(f"index {kind}: {n}")

@@ -1,4 +1,5 @@
-"""Commands over the log itself: topics, archive/restore, and projection rebuilds."""
+"""Commands over the log itself: topics, archive/restore, projection rebuilds and the
+documentation export."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
-from api.cli import _bootstrap, _settings, app, console
+from cli.common import console, resolve_bootstrap, settings_from
 from runtime.settings import TribalSettings
 
 
-@app.command()
 def rebuild(
     projection: Annotated[str, typer.Argument(help="deadletters, catalog, graph or index.")],
     start: Annotated[
@@ -29,7 +29,7 @@ def rebuild(
 
     settings = TribalSettings()
     if not settings.kafka_bootstrap:
-        settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, None)})
+        settings = settings.model_copy(update={"kafka_bootstrap": resolve_bootstrap(settings)})
     if not settings.postgres_dsn:
         from runtime.embedded.supervisor import read_stack_info
 
@@ -65,18 +65,18 @@ def rebuild(
     )
 
 
-@app.command()
 def topics(bootstrap: Annotated[str | None, typer.Option()] = None) -> None:
     """Create every Tribal topic that is missing (idempotent)."""
     from runtime.topics import ensure_topics
 
-    settings = _settings()
-    settings = settings.model_copy(update={"kafka_bootstrap": _bootstrap(settings, bootstrap)})
+    settings = settings_from()
+    settings = settings.model_copy(
+        update={"kafka_bootstrap": resolve_bootstrap(settings, bootstrap)}
+    )
     created = asyncio.run(ensure_topics(settings))
     console.print(f"created: {', '.join(created) or 'nothing (all exist)'}")
 
 
-@app.command()
 def archive(
     directory: Annotated[Path, typer.Argument(help="Archive directory.")],
     bootstrap: Annotated[str | None, typer.Option()] = None,
@@ -85,8 +85,8 @@ def archive(
     """Copy every Tribal topic and the committed offsets into an Avro archive."""
     from runtime.archive import ArchiveWriter
 
-    settings = _settings()
-    broker = _bootstrap(settings, bootstrap)
+    settings = settings_from()
+    broker = resolve_bootstrap(settings, bootstrap)
 
     async def run() -> int:
         writer = ArchiveWriter(broker, directory, lambda t: t.startswith(settings.topic_prefix))
@@ -110,7 +110,6 @@ def archive(
     console.print(f"archived {n} new records into {directory}")
 
 
-@app.command()
 def restore(
     directory: Annotated[Path, typer.Argument(help="Archive directory.")],
     bootstrap: Annotated[str | None, typer.Option()] = None,
@@ -118,8 +117,8 @@ def restore(
     """Replay an archive into a broker: same records, same order, same group offsets."""
     from runtime.archive import restore_archive
 
-    settings = _settings()
-    broker = _bootstrap(settings, bootstrap)
+    settings = settings_from()
+    broker = resolve_bootstrap(settings, bootstrap)
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -138,4 +137,23 @@ def restore(
         f"restored {report.records} records into {report.topics} topics "
         f"({report.skipped_partitions} partitions already present); "
         f"offsets of {len(report.groups)} group(s)"
+    )
+
+
+def export_docs(
+    directory: Annotated[Path, typer.Argument(help="Output directory (e.g. ./docs).")],
+    bootstrap: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Write {database}/{domain}/{table}.md, overviews and documentation-manifest.json."""
+    from streams.documenter.export import export_from_topic
+
+    settings = settings_from()
+    settings = settings.model_copy(
+        update={"kafka_bootstrap": resolve_bootstrap(settings, bootstrap)}
+    )
+    manifest = asyncio.run(export_from_topic(settings, directory))
+    tables = sum(d["tables_documented"] for d in manifest["databases"])
+    console.print(
+        f"wrote {manifest['total_files']} files ({tables} tables) and "
+        f"{directory / 'documentation-manifest.json'}"
     )

@@ -8,22 +8,15 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
+from cli.common import console, resolve_bootstrap
 from runtime.settings import TribalSettings
 from sources.config import ConfigError, SourceConfig, load_config, redact
 
 source_app = typer.Typer(help="Turn outside systems into events on the source topics.")
-console = Console(stderr=True)
 
 Once = Annotated[bool, typer.Option("--once", help="One pass (scan/poll), then exit.")]
 Name = Annotated[str | None, typer.Option(help="Name of this source (checkpoint key).")]
-
-
-def _bootstrap(settings: TribalSettings) -> str:
-    from api.cli import _bootstrap as resolve
-
-    return resolve(settings, None)
 
 
 async def _run(configs: list[SourceConfig], once: bool) -> int:
@@ -34,7 +27,7 @@ async def _run(configs: list[SourceConfig], once: bool) -> int:
     from sources.sink import KafkaSink
 
     settings = TribalSettings()
-    bootstrap = _bootstrap(settings)
+    bootstrap = resolve_bootstrap(settings)
     serde = EventSerde(registry_from_settings(settings))
     pairs = [
         (build_source(c), FileCheckpoint(settings.data_dir / "checkpoints", f"{c.kind}-{c.name}"))

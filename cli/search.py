@@ -7,11 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
-from api.cli import app, console
+from cli.common import console
 from runtime.settings import TribalSettings
 
 
-@app.command()
 def search(
     query: Annotated[str, typer.Argument(help="What you are looking for, in your words.")],
     kind: Annotated[str, typer.Option(help="tables, code, kb or memory.")] = "tables",

@@ -21,13 +21,12 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from api.cli import _bootstrap, _settings, app, console
+from cli.common import console, resolve_bootstrap, settings_from
 
 if TYPE_CHECKING:
     from sources.history import HistoryTurn
 
 memory_app = typer.Typer(help="Conversation memory: import a history.", no_args_is_help=True)
-app.add_typer(memory_app, name="memory")
 
 BATCH = 500
 """Turns sent per batch (each batch is acknowledged by Kafka before the next)."""
@@ -56,7 +55,7 @@ async def send_history(
     from sources.sink import KafkaSink
     from sources.turns import MemoryIngestor
 
-    settings = _settings()
+    settings = settings_from()
     serde = EventSerde(registry_from_settings(settings))
     done = 0
     async with KafkaSink(bootstrap, serde, settings.topic_prefix) as sink:
@@ -123,8 +122,8 @@ def import_history(
     )
     if dry_run or not turns:
         return
-    settings = _settings()
-    broker = _bootstrap(settings, bootstrap)
+    settings = settings_from()
+    broker = resolve_bootstrap(settings, bootstrap)
     with Progress(
         TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TextColumn("turns"),
         TimeElapsedColumn(), TimeRemainingColumn(), console=console,

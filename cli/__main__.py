@@ -1,0 +1,5 @@
+"""``python -m cli``: the ``tribal`` command."""
+
+from cli.main import main
+
+main()

@@ -1,0 +1,306 @@
+"""Times said in words, resolved against when they were said.
+
+"I adopted a dog last Saturday", said on Tuesday 16 May 2023, is about Saturday 13 May.
+spaCy's English pipeline finds the spans that name a time (its ``DATE`` entities; a
+small pattern stands in when the pipeline is not installed), and ``dateparser``
+(BSD-3-Clause, scrapinghub) resolves each against the moment the turn was said. What
+neither reads well is written here: seasons, weekends, "the week before last",
+"early/mid/late <month>", "a couple of weeks ago", and the tense that decides whether a
+bare "August" is the last one or the next one. A duration ("for a year") or a vague
+"the other day" names no time and resolves to nothing.
+
+A :class:`Mention` is a span of days with the granularity it was said at, so "in March"
+stays a month and never pretends to be the 1st.
+"""
+
+from __future__ import annotations
+
+import calendar
+import functools
+import re
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any, Literal
+
+Granularity = Literal["day", "week", "month", "season", "year"]
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A time a text names: the days ``start``..``end`` (inclusive), said as ``text``."""
+
+    text: str
+    start: date
+    end: date
+    granularity: Granularity
+
+    @property
+    def label(self) -> str:
+        """The time as people write it at its granularity: ``2023-05-13``, ``2023-05``,
+        ``2023``, or a span ``2023-05-08..2023-05-14`` for weeks and seasons."""
+        if self.granularity == "day":
+            return self.start.isoformat()
+        if self.granularity == "month":
+            return self.start.isoformat()[:7]
+        if self.granularity == "year":
+            return str(self.start.year)
+        return f"{self.start.isoformat()}..{self.end.isoformat()}"
+
+    def covers(self, asked: str) -> bool:
+        """Whether this time is the day (``YYYY-MM-DD``), month (``YYYY-MM``) or year
+        asked: a day is covered by a day or a week holding it, a month by any time
+        inside it or a season holding it, a year by any time inside it."""
+        first, last = span_of(asked)
+        if self.granularity in ("day", "week") and first == last:
+            return self.start <= first <= self.end and self.days <= 7
+        return (first <= self.start and self.end <= last) or (
+            self.granularity == "season" and self.start <= first and last <= self.end
+        )
+
+    @property
+    def days(self) -> int:
+        return (self.end - self.start).days + 1
+
+
+def span_of(asked: str) -> tuple[date, date]:
+    """The first and last day of ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``."""
+    parts = [int(p) for p in asked.split("-")]
+    if len(parts) == 3:
+        day = date(*parts)
+        return day, day
+    if len(parts) == 2:
+        return _month(parts[0], parts[1])
+    return date(parts[0], 1, 1), date(parts[0], 12, 31)
+
+
+def _month(year: int, month: int) -> tuple[date, date]:
+    return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _week(day: date) -> tuple[date, date]:
+    monday = day - timedelta(days=day.weekday())
+    return monday, monday + timedelta(days=6)
+
+
+# Meteorological seasons of the northern hemisphere (first month, months).
+_SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
+    m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
+}
+_UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_COUNTS = {"a": 1, "an": 1, "one": 1, "a couple of": 2, "a couple": 2, "couple of": 2,
+           "two": 2, "a few": 3, "few": 3, "three": 3, "several": 4, "four": 4, "five": 5,
+           "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+
+_LEAD = re.compile(r"^(?:the|on|in|at|from|by|since|until|till|around|about|during|of|for)\s+")
+_EDGE = re.compile(r"^(early|mid|middle of|late|the end of|end of|the start of|start of)[\s-]+")
+_RELATIVE = re.compile(r"^(last|this|next|past|coming)\s+(\w+)$")
+_BEFORE_LAST = re.compile(r"^(day|week|month|year)\s+before\s+last$")
+_AGO = re.compile(r"^(.+?)\s+(day|week|month|year)s?\s+ago$")
+_RANGE = re.compile(r"^(.+?)\s+(?:to|through|until|till|-|\u2013)\s+(.+)$")
+_DURATION = re.compile(
+    r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|\d+)"
+    r"\s+(?:day|week|month|year|hour|minute)s?$"
+)
+_VAGUE = re.compile(r"^(?:other day|recently|lately|now|today's|these days|nowadays)$")
+_FUTURE = re.compile(
+    r"\b(?:will|won't|'ll|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming)\b", re.I
+)
+
+
+class When:
+    """Resolves the times in texts; one per process (the dateparser parsers are cached)."""
+
+    def mentions(self, text: str, said_at: datetime, nlp: Any = None) -> list[Mention]:
+        """Every time ``text`` names, resolved against ``said_at``, in the order said."""
+        out: list[Mention] = []
+        for span, sentence in _spans(text, nlp):
+            mention = self.resolve(span, said_at, future=bool(_FUTURE.search(sentence)))
+            if mention is not None and mention not in out:
+                out.append(mention)
+        return out
+
+    def resolve(self, span: str, said_at: datetime, future: bool = False) -> Mention | None:
+        """The time ``span`` names, said at ``said_at``; ``future`` when its sentence
+        speaks of what is to come (a bare "August" is then the next one)."""
+        phrase = _clean(span)
+        if not phrase or _VAGUE.match(phrase) or _DURATION.match(phrase):
+            return None
+        today = said_at.date()
+        ranged = _RANGE.match(phrase)
+        if ranged and not _AGO.match(phrase):
+            # "the 2nd to the 9th of October": the start, with the end's month and year.
+            first, last = ranged.groups()
+            context = [
+                w for w in re.findall(r"\w+", last) if w in _MONTHS or re.fullmatch(r"\d{4}", w)
+            ]
+            day_only = re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)?", first)
+            phrase = " ".join([first, *context]) if day_only else first
+        return (
+            self._own(phrase, span, today, future)
+            or self._parsed(phrase, span, said_at, future)
+        )  # fmt: skip
+
+    def _own(self, phrase: str, span: str, today: date, future: bool) -> Mention | None:
+        """What dateparser reads poorly: seasons, weekends, month edges, "before last",
+        counted "ago"s in words."""
+        edge = _EDGE.match(phrase)
+        if edge and phrase[edge.end() :] in _MONTHS:
+            month = _MONTHS[phrase[edge.end() :]]
+            year = _year_of_month(month, today, future)
+            first, last = _month(year, month)
+            return Mention(span, first, last, "month")
+        if phrase in _SEASONS or phrase.endswith(tuple(f" {s}" for s in _SEASONS)):
+            return _season(phrase, span, today, future)
+        if m := _RELATIVE.match(phrase):
+            which, unit = m.groups()
+            step = {"last": -1, "past": -1, "this": 0, "next": 1, "coming": 1}[which]
+            if unit == "weekend":
+                saturday = today + timedelta(days=(5 - today.weekday()) % 7 + 7 * step)
+                if step == -1 and (today - saturday).days >= 7:
+                    saturday += timedelta(days=7)
+                if step == 0 and today.weekday() == 6:
+                    saturday = today - timedelta(days=1)
+                return Mention(span, saturday, saturday + timedelta(days=1), "week")
+            if unit in _SEASONS:
+                return _season(f"{which} {unit}", span, today, future)
+        if m := _BEFORE_LAST.match(phrase):
+            return _shifted(span, today, m.group(1), 2)
+        if m := _AGO.match(phrase):
+            count = _COUNTS.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 0)
+            if count:
+                return _shifted(span, today, m.group(2), count)
+        return None
+
+    def _parsed(self, phrase: str, span: str, said_at: datetime, future: bool) -> Mention | None:
+        data = _parser(said_at.replace(tzinfo=None), future).get_date_data(phrase)
+        found, period = data.date_obj, data.period
+        if found is None:
+            return None
+        day = found.date()
+        if period == "year" or re.fullmatch(r"(?:in\s+)?\d{4}", phrase):
+            return Mention(span, date(day.year, 1, 1), date(day.year, 12, 31), "year")
+        if period == "month":
+            first, last = _month(day.year, day.month)
+            return Mention(span, first, last, "month")
+        if period == "week":
+            first, last = _week(day)
+            return Mention(span, first, last, "week")
+        return Mention(span, day, day, "day")
+
+
+def _clean(span: str) -> str:
+    phrase = re.sub(r"\s+", " ", span.strip().lower().rstrip(".,!?;:"))
+    phrase = phrase.replace("\u2019", "'")
+    while (stripped := _LEAD.sub("", phrase)) != phrase:
+        phrase = stripped
+    return phrase
+
+
+def _year_of_month(month: int, today: date, future: bool) -> int:
+    if future:
+        return today.year if month >= today.month else today.year + 1
+    return today.year if month <= today.month else today.year - 1
+
+
+def _season(phrase: str, span: str, today: date, future: bool) -> Mention | None:
+    """ "last summer", "this winter", "next spring", or a bare season (the one under way,
+    else the last one, or the next one when the sentence speaks of the future)."""
+    which, _, name = phrase.rpartition(" ")
+    first_month = _SEASONS.get(name)
+    if first_month is None:
+        return None
+    year = today.year if (today.month, today.day) >= (first_month, 1) else today.year - 1
+    latest = date(year, first_month, 1)  # the last start on or before today
+    under_way = today < _add_months(latest, 3)
+    upcoming = latest.replace(year=latest.year + 1)
+    this = latest if under_way or upcoming.year != today.year else upcoming
+    modifier = which.split()[-1] if which else ""
+    if modifier in ("last", "past"):
+        start = latest.replace(year=latest.year - 1) if under_way else latest
+    elif modifier == "this":
+        start = this
+    elif modifier in ("next", "coming"):
+        start = this.replace(year=this.year + 1)
+    else:
+        start = latest if under_way or not future else upcoming
+    return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
+
+
+def _add_months(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def _shifted(span: str, today: date, unit: str, count: int) -> Mention:
+    if unit == "day":
+        day = today - timedelta(days=count)
+        return Mention(span, day, day, "day")
+    if unit == "week":
+        first, last = _week(today - timedelta(days=7 * count))
+        return Mention(span, first, last, "week")
+    if unit == "month":
+        first_of = _add_months(today.replace(day=1), -count)
+        first, last = _month(first_of.year, first_of.month)
+        return Mention(span, first, last, "month")
+    year = today.year - count
+    return Mention(span, date(year, 1, 1), date(year, 12, 31), "year")
+
+
+@functools.lru_cache(maxsize=4096)
+def _parser_for(base: datetime, future: bool) -> Any:
+    from dateparser.date import DateDataParser
+
+    return DateDataParser(
+        languages=["en"],
+        settings={
+            "RELATIVE_BASE": base,
+            "PREFER_DATES_FROM": "future" if future else "past",
+            "RETURN_AS_TIMEZONE_AWARE": False,
+            "PREFER_DAY_OF_MONTH": "first",
+        },
+    )
+
+
+_PARSERS = threading.Lock()
+
+
+def _parser(base: datetime, future: bool) -> Any:
+    with _PARSERS:
+        return _parser_for(base, future)
+
+
+_PATTERN = re.compile(
+    r"\b(?:(?:last|this|next|past|coming)\s+(?:\w+)|(?:yesterday|today|tonight|tomorrow)"
+    r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)\s+ago"
+    r"|(?:early|mid|late|the end of)[\s-]+[A-Z][a-z]+"
+    r"|(?:in|on)\s+(?:(?:January|February|March|April|May|June|July|August|September|October"
+    r"|November|December)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|\d{4}|the\s+\d{1,2}"
+    r"(?:st|nd|rd|th)))\b",
+    re.I,
+)
+
+
+def _spans(text: str, nlp: Any) -> Iterator[tuple[str, str]]:
+    """(span naming a time, its sentence) in ``text``: spaCy's DATE entities, else the
+    pattern above."""
+    if nlp is None:
+        for m in _PATTERN.finditer(text):
+            yield m.group(0), text
+        return
+    doc = nlp(text)
+    for ent in doc.ents:
+        if ent.label_ == "DATE":
+            yield ent.text, ent.sent.text
+
+
+@functools.cache
+def when() -> When:
+    return When()
+
+
+def covered(asked: str, mentions: Iterable[Mention]) -> bool:
+    """Whether any of ``mentions`` is the time ``asked`` (see :meth:`Mention.covers`)."""
+    return any(m.covers(asked) for m in mentions)

@@ -1,0 +1,95 @@
+"""Times said in words resolve against when they were said, at the granularity said."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from streams.memory.statements import _nlp
+from streams.memory.when import Mention, covered, when
+
+TUESDAY = datetime(2023, 5, 16, 19, 20, tzinfo=UTC)
+
+
+@pytest.fixture(params=["spacy", "pattern"])
+def nlp(request: pytest.FixtureRequest) -> object:
+    if request.param == "pattern":
+        return None
+    model = _nlp()
+    if model is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    return model
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("I adopted a dog last Saturday, he's so cute!", "2023-05-13"),
+        ("Yesterday was rough.", "2023-05-15"),
+        ("Two days ago my car broke down", "2023-05-14"),
+        ("We went to Lisbon two weeks ago.", "2023-05-01..2023-05-07"),
+        ("My interview is next month, wish me luck", "2023-06"),
+        ("Three months ago I changed jobs", "2023-02"),
+        ("Back in 2021 I lived in Porto.", "2021"),
+        ("I started at the new job in March", "2023-03"),
+        ("I went to Spain in August", "2022-08"),
+        ("We're going to Spain in August", "2023-08"),
+        ("last summer we went camping", "2022-06-01..2022-08-31"),
+        ("this summer we'll go to Greece", "2023-06-01..2023-08-31"),
+        ("I may go hiking this weekend", "2023-05-20..2023-05-21"),
+        ("last weekend was fun", "2023-05-13..2023-05-14"),
+        ("a couple of weeks ago I quit", "2023-05-01..2023-05-07"),
+        ("We got married on June 3rd 2019", "2019-06-03"),
+    ],
+)
+def test_a_relative_time_resolves_against_the_moment_it_was_said(
+    nlp: object, text: str, label: str
+) -> None:
+    assert [m.label for m in when().mentions(text, TUESDAY, nlp)] == [label]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["It's been a year since mom passed", "Hey! How are you doing?", "I may be late",
+     "We talked the other day"],
+)  # fmt: skip
+def test_a_duration_or_no_time_at_all_names_no_time(nlp: object, text: str) -> None:
+    assert when().mentions(text, TUESDAY, nlp) == []
+
+
+def test_a_range_starts_on_its_first_day_in_the_month_named_at_its_end() -> None:
+    [m] = when().mentions("I'll be in Tokyo from the 2nd to the 9th of October", TUESDAY, _nlp())
+    assert m.label == "2023-10-02"
+
+
+def test_the_same_words_said_on_another_day_name_another_time(nlp: object) -> None:
+    later = datetime(2023, 11, 2, 9, 0, tzinfo=UTC)
+    [m] = when().mentions("last summer we went camping", later, nlp)
+    assert m.label == "2023-06-01..2023-08-31"
+
+
+@pytest.mark.parametrize(
+    ("label", "asked", "covers"),
+    [
+        ("2023-05-13", "2023-05-13", True),
+        ("2023-05-13", "2023-05", True),
+        ("2023-05-13", "2023-05-14", False),
+        ("2023-05-08..2023-05-14", "2023-05-13", True),
+        ("2023-05", "2023-05-13", False),
+        ("2023-05", "2023-05", True),
+        ("2022-06-01..2022-08-31", "2022-07", True),
+        ("2022", "2022-07", False),
+    ],
+)
+def test_a_time_covers_the_day_or_month_asked_only_at_its_own_granularity(
+    label: str, asked: str, covers: bool
+) -> None:
+    from streams.memory.when import span_of
+
+    first, _ = span_of(label.split("..")[0])
+    last = span_of(label.split("..")[-1])[1]
+    granularity = {10: "day", 7: "month", 4: "year"}[len(label)] if ".." not in label else (
+        "week" if (last - first).days < 7 else "season")  # fmt: skip
+    mention = Mention(label, first, last, granularity)  # type: ignore[arg-type]
+    assert covered(asked, [mention]) is covers

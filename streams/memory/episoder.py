@@ -23,6 +23,8 @@ from events.memory import (
 )
 from streams.embedder.model import Embedder
 from streams.memory import metrics
+from streams.memory.statements import english
+from streams.memory.when import when
 from streams.wiring import Emit
 
 log = logging.getLogger(__name__)
@@ -38,13 +40,26 @@ def turn_content(turn: TurnRecorded) -> str:
     return f"{said}\nAgent: {turn.agent_response}" if turn.agent_response else said
 
 
+def times_of(event: Source) -> str:
+    """The times an event's words name, resolved against when it was said ("last
+    Saturday" said on 16 May 2023 is ``2023-05-13``), space-separated; empty when none."""
+    text = (
+        f"{event.user_message}\n{event.agent_response}"
+        if isinstance(event, TurnRecorded)
+        else event.content
+    )
+    return " ".join(m.label for m in when().mentions(text, event.occurred_at, english))
+
+
 def episode_of(
     event: Source,
     vector: list[float] | None,
     model: str | None,
     error: str | None,
+    times: str = "",
 ) -> EpisodeRecorded:
-    """The episode for ``event``; exactly one of ``vector`` and ``error`` is set."""
+    """The episode for ``event``; exactly one of ``vector`` and ``error`` is set.
+    ``times`` are the times its words name (:func:`times_of`), kept in its metadata."""
     if isinstance(event, TurnRecorded):
         content, content_type, source = turn_content(event), "message", "user"
         meta = {**event.metadata, "turn_id": str(event.turn_id)}
@@ -53,6 +68,8 @@ def episode_of(
     else:
         content, content_type, source = event.content, "event", "system"
         meta = {**event.metadata, "event_type": event.event_type}
+    if times:
+        meta["times"] = times
     episode_id = episode_id_for(event.event_id)
     return EpisodeRecorded(
         event_id=uuid5(episode_id, "recorded"),  # a redelivered turn: the very same event
@@ -111,7 +128,11 @@ class Episoder:
             return [f for e in events if isinstance(e, MemoryForgotten) for f in self.forgotten(e)]
         started = time.perf_counter()
         contents = [turn_content(e) if isinstance(e, TurnRecorded) else e.content for e in sources]
-        vectors = dict(zip(map(id, sources), await self._embed(contents), strict=True))
+        embedded, said = await asyncio.gather(
+            self._embed(contents), asyncio.to_thread(lambda: [times_of(e) for e in sources])
+        )
+        vectors = dict(zip(map(id, sources), embedded, strict=True))
+        times = dict(zip(map(id, sources), said, strict=True))
         name = self.model.name if self.model is not None else None
         out: list[Emit] = []
         for event in events:
@@ -123,12 +144,13 @@ class Episoder:
             vector = vectors[id(event)]
             try:
                 episode = (
-                    episode_of(event, None, None, vector)
+                    episode_of(event, None, None, vector, times[id(event)])
                     if isinstance(vector, str)
-                    else episode_of(event, vector, name, None)
+                    else episode_of(event, vector, name, None, times[id(event)])
                 )
             except ValueError as exc:  # a NaN vector or a wrong size: keep the episode
-                episode = episode_of(event, None, None, f"invalid embedding: {exc}"[:500])
+                error = f"invalid embedding: {exc}"[:500]
+                episode = episode_of(event, None, None, error, times[id(event)])
             out.append(Emit(EPISODES, event.group_id, episode))
             metrics.EPISODES_CREATED.labels(episode.content_type, episode.source).inc()
         ms = (time.perf_counter() - started) * 1000

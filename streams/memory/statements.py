@@ -709,6 +709,16 @@ pattern ever scans a hostile 100,000-character line whole."""
 _PIPELINE = threading.Lock()
 
 
+def english(text: str) -> Any:
+    """spaCy's parse of ``text`` (one pipeline shared by the extraction threads), or None
+    when the pipeline is not installed."""
+    model = _nlp()
+    if model is None:
+        return None
+    with _PIPELINE:
+        return model(text[:PARSED_CHARS])
+
+
 @functools.lru_cache(maxsize=32)
 def _parsed(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """(sentences, (label, name) entities) of ``text``: one pipeline run per line."""

@@ -19,7 +19,7 @@ import calendar
 import functools
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
@@ -113,10 +113,16 @@ _FUTURE = re.compile(
 class When:
     """Resolves the times in texts; one per process (the dateparser parsers are cached)."""
 
-    def mentions(self, text: str, said_at: datetime, nlp: Any = None) -> list[Mention]:
-        """Every time ``text`` names, resolved against ``said_at``, in the order said."""
+    def mentions(
+        self, text: str, said_at: datetime, parse: Callable[[str], Any] | None = None
+    ) -> list[Mention]:
+        """Every time ``text`` names, resolved against ``said_at``, in the order said.
+        ``parse`` is spaCy's English pipeline (or a function returning its parse); without
+        it a pattern finds the spans. A text with no word of time is not parsed at all."""
         out: list[Mention] = []
-        for span, sentence in _spans(text, nlp):
+        if not _TIME_WORD.search(text):
+            return out
+        for span, sentence in _spans(text, parse):
             mention = self.resolve(span, said_at, future=bool(_FUTURE.search(sentence)))
             if mention is not None and mention not in out:
                 out.append(mention)
@@ -272,6 +278,15 @@ def _parser(base: datetime, future: bool) -> Any:
         return _parser_for(base, future)
 
 
+_TIME_WORD = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|past|coming|weekend|week|month"
+    r"|year|spring|summer|autumn|fall|winter|early|mid|late|\d{4}|\d{1,2}(?:st|nd|rd|th)"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|jan(?:uary)?|feb(?:ruary)?|march|april|may"
+    r"|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
+    re.I,
+)
+"""A word without which a text names no time: the pipeline is not run on the rest."""
+
 _PATTERN = re.compile(
     r"\b(?:(?:last|this|next|past|coming)\s+(?:\w+)|(?:yesterday|today|tonight|tomorrow)"
     r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)\s+ago"
@@ -283,14 +298,14 @@ _PATTERN = re.compile(
 )
 
 
-def _spans(text: str, nlp: Any) -> Iterator[tuple[str, str]]:
+def _spans(text: str, parse: Callable[[str], Any] | None) -> Iterator[tuple[str, str]]:
     """(span naming a time, its sentence) in ``text``: spaCy's DATE entities, else the
     pattern above."""
-    if nlp is None:
+    doc = parse(text) if parse is not None else None
+    if doc is None:
         for m in _PATTERN.finditer(text):
             yield m.group(0), text
         return
-    doc = nlp(text)
     for ent in doc.ents:
         if ent.label_ == "DATE":
             yield ent.text, ent.sent.text

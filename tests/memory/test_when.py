@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
-from streams.memory.statements import _nlp
+from streams.memory.statements import _nlp, english
 from streams.memory.when import Mention, covered, when
 
+Parse = Callable[[str], Any]
 TUESDAY = datetime(2023, 5, 16, 19, 20, tzinfo=UTC)
 
 
 @pytest.fixture(params=["spacy", "pattern"])
-def nlp(request: pytest.FixtureRequest) -> object:
+def nlp(request: pytest.FixtureRequest) -> Parse | None:
     if request.param == "pattern":
         return None
-    model = _nlp()
-    if model is None:
+    if _nlp() is None:
         pytest.skip("spaCy's English pipeline is not installed")
-    return model
+    return english
 
 
 @pytest.mark.parametrize(
@@ -44,7 +46,7 @@ def nlp(request: pytest.FixtureRequest) -> object:
     ],
 )
 def test_a_relative_time_resolves_against_the_moment_it_was_said(
-    nlp: object, text: str, label: str
+    nlp: Parse | None, text: str, label: str
 ) -> None:
     assert [m.label for m in when().mentions(text, TUESDAY, nlp)] == [label]
 
@@ -54,16 +56,16 @@ def test_a_relative_time_resolves_against_the_moment_it_was_said(
     ["It's been a year since mom passed", "Hey! How are you doing?", "I may be late",
      "We talked the other day"],
 )  # fmt: skip
-def test_a_duration_or_no_time_at_all_names_no_time(nlp: object, text: str) -> None:
+def test_a_duration_or_no_time_at_all_names_no_time(nlp: Parse | None, text: str) -> None:
     assert when().mentions(text, TUESDAY, nlp) == []
 
 
 def test_a_range_starts_on_its_first_day_in_the_month_named_at_its_end() -> None:
-    [m] = when().mentions("I'll be in Tokyo from the 2nd to the 9th of October", TUESDAY, _nlp())
+    [m] = when().mentions("I'll be in Tokyo from the 2nd to the 9th of October", TUESDAY, english)
     assert m.label == "2023-10-02"
 
 
-def test_the_same_words_said_on_another_day_name_another_time(nlp: object) -> None:
+def test_the_same_words_said_on_another_day_name_another_time(nlp: Parse | None) -> None:
     later = datetime(2023, 11, 2, 9, 0, tzinfo=UTC)
     [m] = when().mentions("last summer we went camping", later, nlp)
     assert m.label == "2023-06-01..2023-08-31"
@@ -93,3 +95,21 @@ def test_a_time_covers_the_day_or_month_asked_only_at_its_own_granularity(
         "week" if (last - first).days < 7 else "season")  # fmt: skip
     mention = Mention(label, first, last, granularity)  # type: ignore[arg-type]
     assert covered(asked, [mention]) is covers
+
+
+async def test_an_episode_keeps_the_times_its_turn_names_resolved_against_when_it_was_said() -> (
+    None
+):
+    from events.memory import EpisodeRecorded, TurnRecorded
+    from streams.memory.episoder import Episoder
+
+    said = TurnRecorded(
+        group_id="acme:chat", user_message="I adopted a dog last Saturday!",
+        agent_response="", occurred_at=TUESDAY,
+    )  # fmt: skip
+    plain = TurnRecorded(group_id="acme:chat", user_message="He is cute", agent_response="")
+    [first, second] = [e.event for e in await Episoder(None)([said, plain])]
+    assert isinstance(first, EpisodeRecorded)
+    assert isinstance(second, EpisodeRecorded)
+    assert first.source_metadata["times"] == "2023-05-13"
+    assert "times" not in second.source_metadata

@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
+from dataclasses import asdict
 from typing import Any
 
 from sse_starlette.sse import EventSourceResponse
@@ -26,55 +27,42 @@ from api.routes import service_error, tenant_of
 from api.services.context import ServiceContext
 from api.services.errors import ServiceError
 from api.services.memory import check_group
+from projections.graph.changes import changes_after, last_offset
 from projections.graph.models import InvalidGroupIdError, require_group_id
-from projections.graph.projection import DEFAULT_SCHEMA
+from projections.graph.port import GraphReads
 
 POLL_S = 0.25
 BATCH = 500
 log = logging.getLogger(__name__)
 
-_SINCE = """
-SELECT r.relationship_id, r.version, r.change, r.relation_type, r.fact,
-       r.source_entity_id, se.name AS source_name, r.target_entity_id, te.name AS target_name,
-       r.valid_from, r.valid_to, r.recorded_at, r.invalidated_by, r.reason, r."offset"
-FROM "{s}".relationships r
-LEFT JOIN "{s}".entities se ON se.group_id = r.group_id AND se.entity_id = r.source_entity_id
-LEFT JOIN "{s}".entities te ON te.group_id = r.group_id AND te.entity_id = r.target_entity_id
-WHERE r.group_id = $1 AND r."offset" > $2 ORDER BY r."offset", r.version LIMIT $3
-"""
 
-
-async def _cursor_now(db: Any, group_id: str) -> int:
+async def _cursor_now(db: GraphReads, group_id: str) -> int:
     try:
-        value = await db.fetchval(
-            f'SELECT max("offset") FROM "{DEFAULT_SCHEMA}".relationships WHERE group_id = $1',
-            group_id,
-        )
+        value = await last_offset(db, group_id)
     except Exception:  # the graph projection has not created its tables yet
         return -1
-    return -1 if value is None else int(value)
+    return -1 if value is None else value
 
 
 async def fact_changes(
-    db: Any, group_id: str, after: int, poll_s: float = POLL_S
+    db: GraphReads, group_id: str, after: int, poll_s: float = POLL_S
 ) -> AsyncIterator[dict[str, Any]]:
     """SSE events (``asserted`` / ``invalidated``) for versions recorded after ``after``."""
-    query = _SINCE.format(s=DEFAULT_SCHEMA)
     while True:
         try:
-            rows = await db.fetch(query, group_id, after, BATCH)
+            changes = await changes_after(db, group_id, after, limit=BATCH)
         except Exception as exc:  # keep the stream open across a store restart
             log.warning("change feed: %s", exc)
-            rows = []
-        for row in rows:
-            after = max(after, int(row["offset"]))
-            body = {k: v for k, v in dict(row).items() if k != "offset"}
+            changes = []
+        for change in changes:
+            after = max(after, change.offset)
+            body = {k: v for k, v in asdict(change).items() if k != "offset"}
             yield {
-                "event": row["change"],
-                "id": str(row["offset"]),
+                "event": change.change,
+                "id": str(change.offset),
                 "data": json.dumps(body, default=str),
             }
-        if len(rows) < BATCH:
+        if len(changes) < BATCH:
             await asyncio.sleep(poll_s)
 
 

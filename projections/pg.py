@@ -4,13 +4,32 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 from events.base import Event
 from projections.base import Applied, TopicPartitionKey, check_no_gap, is_next
 
 H = TypeVar("H", bound=Callable[..., Awaitable[None]])
+
+Row = Mapping[str, Any]
+"""A row as asyncpg returns it (an ``asyncpg.Record``): its columns by name."""
+
+
+class Rows(Protocol):
+    """The reads the catalog's and the graph's read ports share.
+
+    An asyncpg pool or connection has them, so either serves any read port made of them.
+    """
+
+    async def fetch(self, query: str, *args: Any) -> list[Row]:
+        """Every row ``query`` returns."""
+        ...
+
+    async def fetchrow(self, query: str, *args: Any) -> Row | None:
+        """The first row ``query`` returns, or None."""
+        ...
+
 
 OFFSETS_DDL = """
 CREATE TABLE IF NOT EXISTS {schema}.projection_offsets (

@@ -109,7 +109,7 @@ async def search_tables(
     page = ranked[req.offset : req.offset + req.limit]
     tables = []
     for fqn, score in page:
-        table = await q.get_table(ctx.db, fqn, tenant=tenant, include_relationships=False)
+        table = await q.get_table(require_db(ctx), fqn, tenant=tenant, include_relationships=False)
         if table is None:  # indexed documentation of a table since dropped
             continue
         keys = [

@@ -7,9 +7,11 @@ import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from api.services.answers import Answers
+from projections.catalog.port import CatalogReads
+from projections.graph.port import GraphReads
 from projections.index.port import SearchIndex
 from runtime.settings import TribalSettings
 from streams.embedder.model import Embedder
@@ -117,12 +119,20 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
+class Store(CatalogReads, GraphReads, Protocol):
+    """The PostgreSQL the catalog and the graph are read from (an asyncpg pool)."""
+
+    async def close(self) -> None:
+        """Release its connections."""
+        ...
+
+
 @dataclass
 class ServiceContext:
     """The read stores of one process. ``db`` is an asyncpg pool over the catalog and graph."""
 
     settings: TribalSettings
-    db: Any = None
+    db: Store | None = None
     index: SearchIndex | None = None
     embedder: QueryEmbedder | None = None
     ingestor: Any = None
@@ -138,7 +148,7 @@ class ServiceContext:
         return None if self.embedder is None else await self.embedder.embed(text)
 
 
-def require_db(ctx: ServiceContext) -> Any:
+def require_db(ctx: ServiceContext) -> Store:
     from api.services.errors import ServiceError
 
     if ctx.db is None:

@@ -1,8 +1,9 @@
 """Read the schema catalog: what the API's table, domain and join-path endpoints answer.
 
-Every function takes ``db`` (an asyncpg pool or connection), works within one
-``tenant`` (``"default"`` unless given) and reads the projection's ``schema``
-(``tribal_catalog`` unless given, e.g. a rebuild's shadow schema).
+Every function takes ``db`` (a :class:`~projections.catalog.port.CatalogReads`, such as
+an asyncpg pool or connection), works within one ``tenant`` (``"default"`` unless given)
+and reads the projection's ``schema`` (``tribal_catalog`` unless given, e.g. a rebuild's
+shadow schema).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from projections.catalog.models import (
     TableSchema,
     TableSummary,
 )
+from projections.catalog.port import CatalogReads
 from projections.catalog.projection import DEFAULT_SCHEMA
 
 MAX_HOPS_LIMIT = 6
@@ -58,7 +60,7 @@ def _summary(row: Any) -> TableSummary:
 
 
 async def get_table(
-    db: Any,
+    db: CatalogReads,
     fqn: str,
     *,
     tenant: str = "default",
@@ -148,7 +150,7 @@ async def get_table(
 
 
 async def search_tables_by_name(
-    db: Any,
+    db: CatalogReads,
     pattern: str,
     *,
     tenant: str = "default",
@@ -168,7 +170,7 @@ async def search_tables_by_name(
     return [_summary(r) for r in rows]
 
 
-async def _domain_tables(db: Any, tenant: str, schema: str) -> dict[str, set[str]]:
+async def _domain_tables(db: CatalogReads, tenant: str, schema: str) -> dict[str, set[str]]:
     """domain -> FQNs: those its overview lists, plus observed tables documented in it."""
     s = _q(schema)
     rows = await db.fetch(
@@ -184,7 +186,11 @@ async def _domain_tables(db: Any, tenant: str, schema: str) -> dict[str, set[str
 
 
 async def list_domains(
-    db: Any, *, tenant: str = "default", database: str | None = None, schema: str = DEFAULT_SCHEMA
+    db: CatalogReads,
+    *,
+    tenant: str = "default",
+    database: str | None = None,
+    schema: str = DEFAULT_SCHEMA,
 ) -> list[DomainInfo]:
     """Every domain with its description, table count and databases, by name."""
     s = _q(schema)
@@ -213,7 +219,7 @@ async def list_domains(
 
 
 async def get_domain(
-    db: Any,
+    db: CatalogReads,
     name: str,
     *,
     tenant: str = "default",
@@ -261,7 +267,7 @@ def _edge(row: Any) -> Edge:
 
 
 async def join_path(
-    db: Any,
+    db: CatalogReads,
     from_fqn: str,
     to_fqn: str,
     max_hops: int = 3,

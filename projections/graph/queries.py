@@ -1,8 +1,8 @@
 """Point-in-time reads of the temporal graph, always within one ``group_id``.
 
-Every public function takes ``db`` (an asyncpg pool or connection) and a required
-``group_id``, validated before any SQL runs; every statement filters on it. Two
-clocks select a version of each relationship:
+Every public function takes ``db`` (a :class:`~projections.graph.port.GraphReads`, such
+as an asyncpg pool or connection) and a required ``group_id``, validated before any SQL
+runs; every statement filters on it. Two clocks select a version of each relationship:
 
 * ``as_of`` (world time): the fact held then, ``valid_from <= as_of < valid_to``.
   None means now.
@@ -27,6 +27,7 @@ from projections.graph.models import (
     require_aware,
     require_group_id,
 )
+from projections.graph.port import GraphReads
 from projections.graph.projection import DEFAULT_SCHEMA
 
 _FACTS = """
@@ -91,7 +92,7 @@ def _fact(row: Any) -> Fact:
 
 
 async def facts_for(
-    db: Any,
+    db: GraphReads,
     group_id: str,
     *,
     as_of: datetime | None = None,
@@ -130,7 +131,7 @@ def _record(row: Any, aliases: tuple[str, ...]) -> EntityRecord:
 
 
 async def entity_with_history(
-    db: Any, group_id: str, entity_id: UUID | str, *, schema: str = DEFAULT_SCHEMA
+    db: GraphReads, group_id: str, entity_id: UUID | str, *, schema: str = DEFAULT_SCHEMA
 ) -> EntityHistory | None:
     """The entity (or the one it was merged into), every version, every fact version.
 
@@ -190,7 +191,7 @@ async def entity_with_history(
 
 
 async def search_entities(
-    db: Any, group_id: str, name_like: str, *, schema: str = DEFAULT_SCHEMA, limit: int = 20
+    db: GraphReads, group_id: str, name_like: str, *, schema: str = DEFAULT_SCHEMA, limit: int = 20
 ) -> list[EntityRecord]:
     """Entities whose name, or a merged duplicate's name, contains ``name_like``.
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
+from devstack import Broker
+from devstack.pipeline import Pipeline, isolated_settings
 from events.facts import EntitiesExtracted, EntityMerged
 from events.memory import MemoryForgotten
-from projections.graph import graph_projection
+from projections.graph import changes, graph_projection
 from projections.graph import queries as q
 from projections.graph.models import InvalidGroupIdError
 from projections.runner import ProjectionRunner
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, isolated_settings
 from tests.projections.test_graph import (
     ACME,
     ALICE,
@@ -34,11 +34,12 @@ from tests.projections.test_runner import fresh_database
 
 PUBLIC_QUERIES = [
     fn
-    for name, fn in inspect.getmembers(q, inspect.iscoroutinefunction)
-    if not name.startswith("_") and fn.__module__ == q.__name__
+    for module in (q, changes)
+    for name, fn in inspect.getmembers(module, inspect.iscoroutinefunction)
+    if not name.startswith("_") and fn.__module__ == module.__name__
 ]
 BAD_GROUP_IDS = [None, "", "   ", "tenant", ":session", "tenant:", "a:b:c", "a:b; DROP", "*:*", 7]
-OTHER_ARGS: dict[str, Any] = {"entity_id": ALICE, "name_like": "a"}
+OTHER_ARGS: dict[str, Any] = {"entity_id": ALICE, "name_like": "a", "after": -1, "limit": 1}
 
 
 def call(fn: Callable[..., Any], group_id: object, db: Any = None) -> Any:
@@ -52,6 +53,8 @@ def test_every_public_graph_query_requires_a_group_id() -> None:
         "facts_for",
         "entity_with_history",
         "search_entities",
+        "changes_after",
+        "last_offset",
     }
     for fn in PUBLIC_QUERIES:
         group_id = inspect.signature(fn).parameters.get("group_id")

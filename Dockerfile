@@ -10,6 +10,7 @@ COPY streams streams
 COPY projections projections
 COPY api api
 COPY cli cli
+COPY demo demo
 COPY avro avro
 RUN pip install .
 EXPOSE 8765

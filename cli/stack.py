@@ -75,7 +75,7 @@ def demo(
     api_port: Annotated[int | None, typer.Option(help="API port (default 8765).")] = None,
 ) -> None:
     """Start Tribal with demo data (schema, this repo's code, help desk, a conversation)."""
-    from api.demo import run_demo
+    from demo.run import run_demo
 
     settings = settings_from(data_dir, api_port=api_port)
     run = asyncio.run(run_demo(settings, console, headless))

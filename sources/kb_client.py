@@ -2,7 +2,7 @@
 
 Contract 1 says only that a response "is paginated if > limit" and that it carries
 ``total`` (every matching article) and ``updated_at``. The client pages with
-``offset`` next to ``limit`` (as ``api.kb_host`` does) until it holds ``total``
+``offset`` next to ``limit`` (as ``demo.kb_host`` does) until it holds ``total``
 articles. A listing is *complete* only if every page came from one unchanged
 knowledge base (same ``total`` and ``updated_at`` on every page) and the ids add up
 to ``total``; otherwise articles may have shifted between pages, so the pass is

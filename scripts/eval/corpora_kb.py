@@ -3,7 +3,7 @@
 A corpus file (``tests/eval/corpora/kb/<name>.json``) names a Debian package and the
 HTML pages it installs; :func:`articles` turns those pages into help-desk articles as a
 host's Contract 1 listing ships them (``id``, ``title``, ``url``, ``content``,
-``metadata``), so the eval serves them through :mod:`api.kb_host` and reads them with
+``metadata``), so the eval serves them through :mod:`demo.kb_host` and reads them with
 the help-desk source, as a user's help desk is read. The documentation text is never
 copied into this repository: it is read from the installed files at run time, and
 :func:`install` installs the package with ``apt-get`` when the files are missing.

@@ -22,6 +22,8 @@ from typing import Any
 
 import asyncpg
 
+from demo import DATA
+from devstack.pipeline import Pipeline, isolated_settings
 from events.base import Event
 from events.chunks import DocumentChunked
 from events.documents import DomainDocumented, TableDocumented
@@ -36,11 +38,10 @@ from streams.documenter.documenter import Documenter, make_provider
 from streams.documenter.lane import DocumenterLane
 from streams.embedder.model import Embedder
 from tests.api.demo import SCHEMA_SQL, Demo, embeddings, fresh_database
-from tests.harness.pipeline import Pipeline, isolated_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = ROOT / "tests" / "eval"
-LEGACY_SQL = ROOT / "scripts" / "demo" / "legacy_billing.sql"
+LEGACY_SQL = DATA / "legacy_billing.sql"
 SCHEMAS = (("shop", SCHEMA_SQL), ("billing", LEGACY_SQL))
 UPDATED = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -126,7 +127,7 @@ async def through_contract_1(
 
     import uvicorn
 
-    from api.kb_host import KbStore, create_kb_host
+    from demo.kb_host import KbStore, create_kb_host
     from runtime.embedded.process import free_port
     from sources.checkpoint import MemoryCheckpoint
     from sources.kb import KbOptions, KbSource

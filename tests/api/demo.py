@@ -14,6 +14,8 @@ from uuid import UUID, uuid5
 
 import asyncpg
 
+from demo import DATA
+from devstack.pipeline import Pipeline, isolated_settings
 from events.base import Event
 from events.chunks import Chunk, ChunksEmbedded, DocumentChunked
 from events.documents import (
@@ -34,10 +36,9 @@ from streams.embedder.cache import MemoryEmbeddingCache
 from streams.embedder.embed import DocumentEmbedder
 from streams.embedder.model import Embedder
 from tests.api.code_samples import code_docs
-from tests.harness.pipeline import Pipeline, isolated_settings
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA_SQL = REPO / "scripts" / "demo" / "schema.sql"
+SCHEMA_SQL = DATA / "schema.sql"
 HELPDESK = REPO / "tests" / "sources" / "kb_fixtures" / "helpdesk.json"
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 GROUP = "default:demo-session"

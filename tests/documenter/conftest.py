@@ -1,19 +1,19 @@
-"""The demo store schema (``scripts/demo/schema.sql``) in a database of its own."""
+"""The demo store schema (``demo/data/schema.sql``) in a database of its own."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import asyncpg
 import pytest
 
+from demo import DATA
 from events.schema import TableObserved
 from sources.pg_catalog import introspect
 
-SCHEMA_SQL = Path(__file__).resolve().parents[2] / "scripts" / "demo" / "schema.sql"
+SCHEMA_SQL = DATA / "schema.sql"
 DATABASE = "shop"
 
 

@@ -1,4 +1,4 @@
-"""`api.kb_host` keeps seed 002's Contract 1 (`GET /api/kb/articles`) to the letter."""
+"""`demo.kb_host` keeps seed 002's Contract 1 (`GET /api/kb/articles`) to the letter."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from api.kb_host import KbStore, create_kb_host
+from demo.kb_host import KbStore, create_kb_host
 from tests.sources.kb_fixtures import HELPDESK, helpdesk_articles
 
 PATH = "/api/kb/articles"

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from api.kb_host import KbStore
+from demo.kb_host import KbStore
+from devstack import Broker
+from devstack.pipeline import Pipeline, isolated_settings
 from events.kb import KbArticleDeleted, KbArticleUpserted
 from sources.base import build_source
 from sources.checkpoint import FileCheckpoint, MemoryCheckpoint
@@ -21,8 +23,6 @@ from sources.config import ConfigError, SourceConfig
 from sources.kb import KbSource, KbState, from_config, plan
 from sources.kb_client import KbHostError, KbListing
 from sources.sink import KafkaSink, MemorySink
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, isolated_settings
 from tests.sources.kb_fixtures import KbHost, helpdesk_articles, running_kb_host
 
 FAST = {"backoff_initial": 0.05, "backoff_max": 0.3, "backoff_jitter": 0.05, "retry_for": 10}

@@ -1,7 +1,7 @@
-"""A real Contract 1 host (``api.kb_host`` under uvicorn) for the KB source tests.
+"""A real Contract 1 host (``demo.kb_host`` under uvicorn) for the KB source tests.
 
 ``helpdesk.json`` holds 20 help-desk articles in the seed's shape; ``make demo`` can
-serve the same file with ``python -m api.kb_host --articles …/helpdesk.json``.
+serve the same file with ``python -m demo.kb_host --articles …/helpdesk.json``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import uvicorn
 
-from api.kb_host import KbStore, create_kb_host
+from demo.kb_host import KbStore, create_kb_host
 
 HELPDESK = Path(__file__).with_name("helpdesk.json")
 

@@ -15,7 +15,7 @@ edit articles, ``POST /_control/outage`` (``{"seconds": s, "count": n, "after": 
 all optional) makes the listing answer 500 with the contract's error body after
 ``k`` more good requests, for ``s`` seconds or ``n`` requests or until
 ``POST /_control/recover``, and ``GET /_control/stats`` counts requests.
-``python -m api.kb_host --articles file.json --port 9000`` serves a file.
+``python -m demo.kb_host --articles file.json --port 9000`` serves a file.
 """
 
 from __future__ import annotations
@@ -305,7 +305,7 @@ def create_kb_host(store: KbStore | None = None, token: str | None = None) -> St
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m api.kb_host --articles helpdesk.json --port 9000``."""
+    """``python -m demo.kb_host --articles helpdesk.json --port 9000``."""
     import uvicorn
 
     parser = argparse.ArgumentParser(description="Serve a help-desk KB (seed 002, Contract 1).")

@@ -21,12 +21,12 @@ import httpx
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from demo import DATA
 from runtime.embedded.process import ChildProcess, free_port, port_open, wait_until
 from runtime.embedded.supervisor import EmbeddedStack, StackInfo
 from runtime.settings import TribalSettings
 
 REPO = Path(__file__).resolve().parent.parent
-DEMO = REPO / "scripts" / "demo"
 DEMO_DATABASE = "demo"
 
 
@@ -42,7 +42,7 @@ class DemoRun:
 
 
 async def load_demo_schema(postgres_dsn: str) -> str:
-    """Create the ``demo`` database from ``scripts/demo/schema.sql``; returns its DSN."""
+    """Create the ``demo`` database from ``demo/data/schema.sql``; returns its DSN."""
     import asyncpg
 
     admin = await asyncpg.connect(postgres_dsn)
@@ -57,7 +57,7 @@ async def load_demo_schema(postgres_dsn: str) -> str:
     try:
         loaded = await conn.fetchval("SELECT to_regclass('public.customers') IS NOT NULL")
         if not loaded:
-            await conn.execute((DEMO / "schema.sql").read_text())
+            await conn.execute((DATA / "schema.sql").read_text())
     finally:
         await conn.close()
     return dsn
@@ -86,7 +86,7 @@ def write_sources_config(path: Path, kb_url: str) -> None:
 
 async def send_conversation(api_url: str) -> int:
     """The scripted support conversation, turn by turn, through the HTTP API."""
-    script = json.loads((DEMO / "conversation.json").read_text())
+    script = json.loads((DATA / "conversation.json").read_text())
     async with httpx.AsyncClient(base_url=api_url, timeout=10) as client:
         for turn in script["turns"]:
             r = await client.post("/v1/memory/turns", json={"group_id": script["group_id"], **turn})
@@ -143,9 +143,9 @@ async def start_demo(settings: TribalSettings, console: Console) -> tuple[Embedd
         [
             sys.executable,
             "-m",
-            "api.kb_host",
+            "demo.kb_host",
             "--articles",
-            str(DEMO / "helpdesk.json"),
+            str(DATA / "helpdesk.json"),
             "--port",
             str(kb_port),
         ],
@@ -174,7 +174,7 @@ async def start_demo(settings: TribalSettings, console: Console) -> tuple[Embedd
 
 async def run_demo(settings: TribalSettings, console: Console, headless: bool) -> DemoRun:
     """The whole demo; ``headless`` stops after the answers instead of staying up."""
-    from api.demo_queries import ask_cli, ask_http, ask_mcp
+    from demo.questions import ask_cli, ask_http, ask_mcp
 
     t0 = time.monotonic()
     stack, run = await start_demo(settings, console)

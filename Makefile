@@ -83,10 +83,10 @@ eval: install eval-deps
 	$(BIN)/python -m scripts.eval.memory
 
 services: install
-	$(BIN)/python scripts/services.py up
+	$(BIN)/python -m devstack up
 
 services-down:
-	$(BIN)/python scripts/services.py down
+	$(BIN)/python -m devstack down
 
 clean:
 	rm -rf .tribal .pytest_cache .mypy_cache .ruff_cache bench-results

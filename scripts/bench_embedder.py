@@ -22,11 +22,11 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from devstack.pipeline import Pipeline, WorkerProcess, isolated_settings
 from events.chunks import Chunk, ChunksEmbedded, DocumentChunked
 from runtime.embedded.tansu import TansuBroker
 from streams.embedder.model import Embedder, SentenceTransformerEmbedder
 from streams.embedder.onnx import OnnxEmbedder
-from tests.harness.pipeline import Pipeline, WorkerProcess, isolated_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 CHUNKS_PER_DOC = 16

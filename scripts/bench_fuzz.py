@@ -37,8 +37,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from devstack import Broker, ServiceHub, WeaviateEndpoint
 from streams.deadletter_ops import read_dead_letters
-from tests.harness import Broker, ServiceHub, WeaviateEndpoint
 from tests.reliability.fuzz.ledger import Ledger, settle
 from tests.reliability.fuzz.mixes import RandomMix
 from tests.reliability.fuzz.stack import Driver, FuzzStack

@@ -35,6 +35,8 @@ sys.path.insert(0, str(ROOT))
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from devstack.postgres import postgres_node  # noqa: E402
+from devstack.weaviate import WeaviateNode  # noqa: E402
 from events.chunks import Chunk, ChunksEmbedded, ChunkVector, DocumentChunked  # noqa: E402
 from projections.base import Applied  # noqa: E402
 from projections.index import pgvector_sql  # noqa: E402
@@ -44,7 +46,6 @@ from projections.index.projection import IndexProjection  # noqa: E402
 from projections.index.scoring import object_uuid  # noqa: E402
 from projections.index.weaviate import WeaviateIndex  # noqa: E402
 from projections.index.weaviate_schema import collection_config, to_properties  # noqa: E402
-from scripts import services  # noqa: E402
 
 TARGETS = {"pgvector": 5000.0, "weaviate": 2000.0}
 MODEL = "bench/random-384"
@@ -267,7 +268,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         if "pgvector" in args.only:
             dsn = os.environ.get("TRIBAL_POSTGRES_DSN", "")
             if not dsn:
-                node = services.postgres_node(tmp / "pg", durable=False)
+                node = postgres_node(tmp / "pg", durable=False)
                 node.start()
                 stack.callback(node.stop)
                 dsn = node.dsn
@@ -281,7 +282,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                 )
                 endpoint = w.endpoint
             else:
-                wnode = services.WeaviateNode(tmp / "weaviate").start()
+                wnode = WeaviateNode(tmp / "weaviate").start()
                 stack.callback(wnode.stop)
                 endpoint = (wnode.host, wnode.http_port, wnode.host, wnode.grpc_port)
                 data_dir = tmp / "weaviate" / "data"

@@ -36,13 +36,13 @@ import asyncpg
 from rich.console import Console
 from rich.table import Table
 
+from devstack.pipeline import Pipeline, isolated_settings, settings_env
+from devstack.postgres import postgres_node
 from events.files import FileChanged
 from runtime.embedded.process import ChildProcess
 from runtime.embedded.tansu import TansuBroker
 from runtime.settings import TribalSettings
-from scripts.services import postgres_node
 from streams.embedder.model import DEFAULT_MODEL, bundled_model_path
-from tests.harness.pipeline import Pipeline, isolated_settings, settings_env
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARIES = ("starlette", "httpx")

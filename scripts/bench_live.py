@@ -34,14 +34,14 @@ import asyncpg
 from rich.console import Console
 from rich.table import Table
 
+from devstack.pipeline import Pipeline, isolated_settings, kb_article, settings_env
+from devstack.postgres import postgres_node
 from events.documents import table_document_id
 from events.files import FileChanged
 from events.memory import TurnRecorded
 from events.schema import Column, TableObserved
 from runtime.embedded.process import ChildProcess
 from runtime.embedded.tansu import TansuBroker
-from scripts.services import postgres_node
-from tests.harness.pipeline import Pipeline, isolated_settings, kb_article, settings_env
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_P95_S = 2.0

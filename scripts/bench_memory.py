@@ -39,6 +39,7 @@ from aiokafka import AIOKafkaProducer
 from rich.console import Console
 from rich.table import Table
 
+from devstack.postgres import postgres_node
 from events.facts import Entity
 from events.memory import EpisodeRecorded, TurnRecorded, episode_id_for
 from events.registry import registry_from_settings
@@ -50,7 +51,6 @@ from projections.runner import ProjectionRunner
 from runtime.embedded.tansu import TansuBroker
 from runtime.settings import TribalSettings
 from runtime.topics import ensure_topics, topic
-from scripts import services
 from scripts.bench.report import machine
 from streams.memory.dedup import EntityDeduplicator
 from streams.memory.episoder import episode_of
@@ -285,7 +285,7 @@ async def main(argv: list[str] | None = None) -> int:
             bootstrap = broker.bootstrap
         dsn = os.environ.get("TRIBAL_POSTGRES_DSN", "")
         if not dsn:
-            node = services.postgres_node(scratch / "pg", durable=False)
+            node = postgres_node(scratch / "pg", durable=False)
             node.start()
             stack.callback(node.stop)
             dsn = node.dsn

@@ -156,10 +156,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     dsn = args.dsn or os.environ.get("TRIBAL_TEST_POSTGRES_DSN")
     if dsn:
         return await measure(dsn, args.statements, args.background_tables)
-    from scripts import services
+    from devstack.postgres import postgres_node
 
     with tempfile.TemporaryDirectory(prefix="tribal-bench-pg-") as scratch:
-        server = services.postgres_node(Path(scratch), durable=False).start()
+        server = postgres_node(Path(scratch), durable=False).start()
         try:
             return await measure(server.dsn, args.statements, args.background_tables)
         finally:

@@ -1,4 +1,4 @@
-"""Session-scoped real services. See :mod:`tests.harness` for where each comes from.
+"""Session-scoped real services. See :mod:`devstack.hub` for where each comes from.
 
 Fixtures: ``kafka_bootstrap`` (Apache Kafka), ``tansu_bootstrap``, ``broker`` (both, one
 after the other), ``postgres_dsn`` and ``weaviate``. Nothing starts until a test asks.
@@ -12,8 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from scripts import services
-from tests.harness import Broker, Provisioned, ServiceHub, ServiceUnavailableError, WeaviateEndpoint
+from devstack import Broker, Provisioned, ServiceHub, ServiceUnavailableError, WeaviateEndpoint
+from devstack.kafka import KAFKA_VERSION
+from devstack.weaviate import WEAVIATE_VERSION
 
 _HUB = pytest.StashKey[ServiceHub]()
 
@@ -39,8 +40,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     hub = config.stash[_HUB]
     return [
-        f"tribal services: Apache Kafka {services.KAFKA_VERSION}, "
-        f"Weaviate {services.WEAVIATE_VERSION}, PostgreSQL 18 + pgvector, Tansu "
+        f"tribal services: Apache Kafka {KAFKA_VERSION}, "
+        f"Weaviate {WEAVIATE_VERSION}, PostgreSQL 18 + pgvector, Tansu "
         f"(env > testcontainers > native, started on first use"
         f"{'; required' if hub.require else ''})"
     ]

@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from devstack import Broker
+from devstack.pipeline import Pipeline, isolated_settings, kb_article
 from runtime.embedded.tansu import TansuBroker
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, isolated_settings, kb_article
 
 runner = CliRunner()
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from devstack.pipeline import REPO
 from runtime.embedded.process import free_port
-from tests.harness.pipeline import REPO
 
 pytestmark = pytest.mark.slow
 

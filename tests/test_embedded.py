@@ -17,10 +17,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from devstack.pipeline import REPO, Pipeline, eventually, kb_article
 from events.chunks import DocumentChunked
 from runtime.embedded.process import free_port
 from runtime.settings import TribalSettings
-from tests.harness.pipeline import REPO, Pipeline, eventually, kb_article
 
 pytestmark = pytest.mark.slow
 

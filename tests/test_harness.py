@@ -10,7 +10,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-from tests.harness import Broker, WeaviateEndpoint
+from devstack import Broker, WeaviateEndpoint
 
 asyncpg: Any = importlib.import_module("asyncpg")
 

@@ -16,7 +16,6 @@ which owns the data directory and runs binaries it can reach
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import hashlib
 import os
 import pwd
@@ -26,46 +25,29 @@ import signal
 import stat
 import subprocess
 import time
-from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from urllib.parse import quote
 
 from runtime.embedded.postgres_binaries import postgres_bin_dir, runnable_bin_dir
-from runtime.embedded.process import free_port, port_open, wait_until
+from runtime.embedded.process import (
+    die_with_parent,
+    free_port,
+    pid_alive,
+    port_open,
+    wait_until,
+)
 
-_PR_SET_PDEATHSIG = 1
 PORT_FILE = "tribal.port"
 """In the data directory: the port it was last served on, taken again when free."""
 _SUPERUSER = "postgres"
-
-
-def _die_with_parent(signum: int) -> Callable[[], None]:
-    def hook() -> None:
-        # Runs in the child after the uid switch (Popen applies user= before
-        # preexec_fn), so the death signal survives the credential change.
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signum)
-
-    return hook
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class EmbeddedPostgres:
     """One PostgreSQL server for one data directory, listening on 127.0.0.1 only.
 
     ``start()`` runs ``initdb`` the first time and reuses the directory afterwards. If
-    a server is already running on the directory (say ``scripts/services.py up``
+    a server is already running on the directory (say ``python -m devstack up``
     started it) ``start()`` adopts it instead of starting another, and ``stop()``
     leaves an adopted server alone unless ``force=True``.
 
@@ -226,7 +208,7 @@ class EmbeddedPostgres:
         if len(lines) < 8 or not lines[0].strip().isdigit():
             return None
         pid = int(lines[0])
-        if not _pid_alive(pid):
+        if not pid_alive(pid):
             return None
         port = int(lines[3]) if lines[3].strip().isdigit() else None
         return pid, port, lines[7].strip()
@@ -277,7 +259,7 @@ class EmbeddedPostgres:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                preexec_fn=_die_with_parent(signal.SIGINT) if self.tie_to_parent else None,
+                preexec_fn=die_with_parent(signal.SIGINT) if self.tie_to_parent else None,
                 user=uid,
                 group=gid,
                 extra_groups=groups,
@@ -320,11 +302,11 @@ class EmbeddedPostgres:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGINT)
             deadline = time.monotonic() + timeout
-            while _pid_alive(pid) and time.monotonic() < deadline:
+            while pid_alive(pid) and time.monotonic() < deadline:
                 if self._proc is not None and self._proc.poll() is not None:
                     break
                 time.sleep(0.02)
-            if _pid_alive(pid) and (self._proc is None or self._proc.poll() is None):
+            if pid_alive(pid) and (self._proc is None or self._proc.poll() is None):
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(pid, signal.SIGKILL)
         if self._proc is not None:

@@ -15,12 +15,33 @@ from pathlib import Path
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:
-    # Runs in the child between fork and exec: if the supervisor is SIGKILLed the
-    # kernel sends SIGTERM to the child, so no orphans outlive `tribal up`.
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+def die_with_parent(signum: int = signal.SIGTERM) -> Callable[[], None]:
+    """A ``preexec_fn`` that has the kernel send ``signum`` to the child when we die.
+
+    It runs in the child between fork and exec (after any uid switch: Popen applies
+    ``user=`` first), so a SIGKILLed supervisor or pytest leaves no orphans behind.
+    """
+
+    def hook() -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL("libc.so.6", use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signum)
+
+    return hook
+
+
+def pid_alive(pid: int) -> bool:
+    """Is ``pid`` a live process (ours or not)? A zombie counts as dead."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError, IndexError):
+        if Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z"):
+            return False
+    return True
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -80,7 +101,7 @@ class ChildProcess:
             stdout=out,  # type: ignore[arg-type]
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent(),
             start_new_session=True,
         )
 

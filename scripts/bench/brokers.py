@@ -46,7 +46,7 @@ def tansu() -> Iterator[Broker]:
 @contextlib.contextmanager
 def kafka() -> Iterator[Broker]:
     """Apache Kafka: ``$TRIBAL_BENCH_KAFKA_BOOTSTRAP`` if set, else a fresh KRaft node."""
-    from scripts.services import KAFKA_VERSION, KafkaNode
+    from devstack.kafka import KAFKA_VERSION, KafkaNode
 
     external = os.environ.get(KAFKA_BOOTSTRAP_ENV)
     if external:

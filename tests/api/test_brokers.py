@@ -12,10 +12,10 @@ from api.schemas.knowledge import RetrieveRequest
 from api.services.catalog import get_join_path
 from api.services.context import QueryEmbedder, ServiceContext
 from api.services.knowledge import retrieve_knowledge
+from devstack import Broker
 from projections.index import index_from_settings
 from streams.embedder.model import SentenceTransformerEmbedder
 from tests.api.demo import build_demo
-from tests.harness import Broker
 
 pytestmark = pytest.mark.slow
 

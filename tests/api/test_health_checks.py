@@ -8,9 +8,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from api.app import create_app
+from devstack.endpoints import WeaviateEndpoint
 from runtime.embedded.process import free_port
 from runtime.settings import TribalSettings
-from tests.harness.endpoints import WeaviateEndpoint
 
 
 def _health(settings: TribalSettings) -> tuple[int, dict[str, object]]:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from api.services.context import close_context, index_unavailable, open_context
+from devstack.postgres import postgres_node
 from runtime.embedded.process import free_port
 from runtime.settings import TribalSettings
-from scripts.services import postgres_node
 
 pytestmark = pytest.mark.slow
 

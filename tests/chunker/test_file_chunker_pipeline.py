@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from devstack import Broker
+from devstack.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings
 from events.chunks import DocumentChunked, DocumentRetracted
 from events.files import FileDeleted
 from tests.chunker.test_agent_files import LISP
 from tests.chunker.test_file_chunker import REPO, changed
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings
 
 pytestmark = pytest.mark.slow
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from devstack.pipeline import Pipeline
 from events.base import Event
 from events.files import FileChanged
 from events.kb import KbArticleUpserted
 from events.schema import Column, ForeignKey, TableObserved
-from tests.harness.pipeline import Pipeline
 
 REPO_NAME = "warehouse"
 _ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r")

@@ -24,12 +24,12 @@ from typing import Any
 import asyncpg
 import httpx
 
+from devstack.endpoints import WeaviateEndpoint
+from devstack.pipeline import REPO, Pipeline, isolated_settings, settings_env
 from projections.index import Kind, SearchIndex, index_from_settings
 from runtime.embedded.process import ChildProcess, free_port
 from runtime.settings import TribalSettings
 from tests.distributed.corpus import Question, gist
-from tests.harness.endpoints import WeaviateEndpoint
-from tests.harness.pipeline import REPO, Pipeline, isolated_settings, settings_env
 
 CLI = [sys.executable, "-m", "cli"]
 SERVICES = ("TRIBAL_KAFKA_BOOTSTRAP", "TRIBAL_POSTGRES_DSN", "TRIBAL_WEAVIATE_URL")

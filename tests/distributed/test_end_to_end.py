@@ -16,6 +16,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
+from devstack.endpoints import WeaviateEndpoint
 from runtime.topics import TOPICS_BY_NAME
 from tests.distributed.corpus import Corpus, questions
 from tests.distributed.stack import (
@@ -26,7 +27,6 @@ from tests.distributed.stack import (
     tenant_and_key,
     wait_settled,
 )
-from tests.harness.endpoints import WeaviateEndpoint
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(480)]
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from devstack.endpoints import WeaviateEndpoint
+from devstack.pipeline import eventually
 from projections.index import Kind
 from tests.distributed.corpus import Corpus, Question, word
 from tests.distributed.stack import (
@@ -17,8 +19,6 @@ from tests.distributed.stack import (
     tenant_and_key,
     weaviate_prefix,
 )
-from tests.harness.endpoints import WeaviateEndpoint
-from tests.harness.pipeline import eventually
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -9,12 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from events.documents import DomainDocumented, TableDocumented
-from events.schema import TableObserved
-from tests.documenter.conftest import DemoDatabase
-from tests.documenter.test_export import _validate
-from tests.harness import Broker
-from tests.harness.pipeline import (
+from devstack import Broker
+from devstack.pipeline import (
     REPO,
     Pipeline,
     WorkerProcess,
@@ -22,6 +18,10 @@ from tests.harness.pipeline import (
     isolated_settings,
     settings_env,
 )
+from events.documents import DomainDocumented, TableDocumented
+from events.schema import TableObserved
+from tests.documenter.conftest import DemoDatabase
+from tests.documenter.test_export import _validate
 
 pytestmark = pytest.mark.slow
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from devstack.messages_api import messages_api, tool_reply
 from streams.llm import (
     FallbackProvider,
     LLMError,
@@ -16,7 +17,6 @@ from streams.llm import (
 )
 from streams.llm.anthropic import AnthropicProvider
 from streams.llm.base import DATA_FENCE, fence
-from tests.harness.messages_api import messages_api, tool_reply
 
 
 class TableDoc(BaseModel):

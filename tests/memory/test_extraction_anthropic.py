@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import uuid
 
+from devstack.messages_api import messages_api, tool_reply
 from events.memory import EpisodeRecorded
 from streams.llm.anthropic import AnthropicProvider
 from streams.memory.config import EntityExtractionConfig
 from streams.memory.extraction import EntityExtractor
-from tests.harness.messages_api import messages_api, tool_reply
 
 ANSWER = {
     "entities": [

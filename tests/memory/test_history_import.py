@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from typer.testing import CliRunner
 
 from cli.main import app
+from devstack.pipeline import Pipeline, isolated_settings, settings_env
 from events.memory import TurnRecorded
 from sources.history import (
     HistoryTurn,
@@ -22,7 +23,6 @@ from sources.history import (
 )
 from sources.sink import MemorySink
 from sources.turns import MemoryIngestor
-from tests.harness.pipeline import Pipeline, isolated_settings, settings_env
 
 runner = CliRunner()
 RECORDS: list[dict[str, Any]] = [

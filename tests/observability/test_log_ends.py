@@ -9,8 +9,8 @@ import uuid
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
+from devstack.endpoints import Broker
 from runtime.observability.progress import log_ends
-from tests.harness.endpoints import Broker
 
 
 async def test_the_end_of_a_log_counts_every_record_of_a_batch(broker: Broker) -> None:

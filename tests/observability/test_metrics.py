@@ -7,8 +7,8 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from api.app import create_app
+from devstack.pipeline import isolated_settings
 from runtime.observability import metrics
-from tests.harness.pipeline import isolated_settings
 
 REQUIRED = (
     "tribal_episodes_created_total",

@@ -7,6 +7,8 @@ from pathlib import Path
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 
+from devstack import Broker
+from devstack.pipeline import Pipeline, isolated_settings
 from events.kb import KbArticleDeleted
 from runtime.observability.progress import (
     AGENT_SOURCES,
@@ -16,8 +18,6 @@ from runtime.observability.progress import (
 )
 from runtime.settings import TribalSettings
 from streams.agents import agents_for
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, isolated_settings
 
 
 def test_the_progress_check_covers_every_topic_an_agent_consumes() -> None:

@@ -13,11 +13,11 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
+from devstack.otlp import otlp_receiver
+from devstack.pipeline import REPO, Pipeline, eventually, isolated_settings, settings_env
 from events.files import FileChanged
 from runtime.embedded.process import ChildProcess
 from sources.sink import KafkaSink
-from tests.harness.otlp import otlp_receiver
-from tests.harness.pipeline import REPO, Pipeline, eventually, isolated_settings, settings_env
 from tests.projections.test_runner import fresh_database
 
 pytestmark = pytest.mark.slow

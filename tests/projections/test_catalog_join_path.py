@@ -8,6 +8,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from devstack import Broker
+from devstack.pipeline import Pipeline, isolated_settings
 from events.schema import TableObserved
 from projections.base import Applied
 from projections.catalog import CatalogProjection, catalog_projection
@@ -16,8 +18,6 @@ from projections.catalog.joins import Edge, TableRef, join_types, shortest_path
 from projections.catalog.models import JoinPath, TableNotFoundError
 from projections.runner import ProjectionRunner
 from sources.pg_catalog import introspect
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, isolated_settings
 from tests.projections.test_runner import fresh_database
 
 # Odd identifiers on purpose: the snippet must quote them to run.

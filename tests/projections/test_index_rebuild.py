@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from devstack import Broker
+from devstack.pipeline import REPO, Pipeline, isolated_settings, settings_env
 from events.chunks import Chunk, ChunksEmbedded, ChunkVector, DocumentChunked
 from projections.index import Kind, index_from_settings
 from projections.index.port import SearchMode
 from projections.rebuild import rebuild
 from projections.registry import projections_for
 from projections.runner import ProjectionRunner
-from tests.harness import Broker
-from tests.harness.pipeline import REPO, Pipeline, isolated_settings, settings_env
 from tests.projections.test_runner import fresh_database
 
 pytestmark = pytest.mark.slow

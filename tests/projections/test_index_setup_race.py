@@ -8,8 +8,8 @@ import uuid
 
 import pytest
 
+from devstack.endpoints import WeaviateEndpoint
 from projections.index.weaviate import WeaviateIndex
-from tests.harness.endpoints import WeaviateEndpoint
 
 pytestmark = [pytest.mark.slow, pytest.mark.weaviate]
 

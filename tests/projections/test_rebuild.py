@@ -9,11 +9,11 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from devstack import Broker
+from devstack.pipeline import Pipeline, isolated_settings
 from projections.deadletters import DeadLetterProjection
 from projections.rebuild import rebuild
 from projections.runner import ProjectionRunner
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, isolated_settings
 from tests.projections.test_runner import dead, fresh_database
 
 pytestmark = pytest.mark.slow

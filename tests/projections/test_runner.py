@@ -8,12 +8,12 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from devstack import Broker
+from devstack.pipeline import Pipeline, isolated_settings
 from events.deadletter import DeadLettered
 from projections.base import Applied
 from projections.deadletters import DeadLetterProjection
 from projections.runner import ProjectionRunner
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, isolated_settings
 
 
 async def fresh_database(postgres_dsn: str) -> str:

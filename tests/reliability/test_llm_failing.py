@@ -1,7 +1,7 @@
 """The anthropic path fails (garbage, timeouts, errors): documentation falls back to
 the templates, says so on every event, and no table goes undocumented.
 
-The real ``anthropic`` SDK talks to a local Messages API (:mod:`tests.harness.messages_api`)
+The real ``anthropic`` SDK talks to a local Messages API (:mod:`devstack.messages_api`)
 so its retries, timeouts and parsing all run.
 """
 
@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from devstack.messages_api import Reply, messages_api, tool_reply
 from events.documents import DomainDocumented, TableDocumented
 from streams.documenter.documenter import Documenter, make_provider
 from streams.documenter.lane import DocumenterLane
 from tests.documenter.test_planner import shop
-from tests.harness.messages_api import Reply, messages_api, tool_reply
 
 
 def _garbage_tool_input(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:

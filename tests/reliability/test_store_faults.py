@@ -21,12 +21,13 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from devstack.pipeline import Pipeline, isolated_settings
+from devstack.postgres import postgres_node
+from devstack.weaviate import WeaviateNode
 from events.schema import TableDropped
 from projections.index import Kind, index_from_settings
 from projections.registry import projections_for
 from projections.runner import ProjectionRunner
-from scripts.services import WeaviateNode, postgres_node
-from tests.harness.pipeline import Pipeline, isolated_settings
 from tests.projections.test_catalog import observed
 from tests.projections.test_index_rebuild import corpus, load
 

@@ -20,18 +20,18 @@ from pathlib import Path
 
 import pytest
 
-from events.base import Event
-from events.chunks import DocumentChunked
-from events.kb import KbArticleUpserted
-from scripts.services import KafkaNode
-from streams.chunker.kb import chunk_kb_article
-from tests.harness.pipeline import (
+from devstack.kafka import KafkaNode
+from devstack.pipeline import (
     Pipeline,
     WorkerProcess,
     eventually,
     isolated_settings,
     kb_article,
 )
+from events.base import Event
+from events.chunks import DocumentChunked
+from events.kb import KbArticleUpserted
+from streams.chunker.kb import chunk_kb_article
 
 pytestmark = pytest.mark.slow
 

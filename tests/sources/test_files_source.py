@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from devstack import Broker
+from devstack.pipeline import Pipeline, isolated_settings
 from events.base import Event
 from events.files import FileChanged, FileDeleted, FileSkipped
 from sources.base import build_source
@@ -21,8 +23,6 @@ from sources.config import ConfigError, SourceConfig
 from sources.file_languages import language_for
 from sources.files import FilesSource
 from sources.sink import KafkaSink, MemorySink
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, isolated_settings
 
 
 def source(root: Path, **options: Any) -> FilesSource:

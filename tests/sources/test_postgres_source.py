@@ -12,6 +12,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from devstack import Broker
+from devstack.pipeline import Pipeline, isolated_settings
 from events.base import Event
 from events.schema import IncomingForeignKey, TableDropped, TableObserved
 from sources.base import build_source
@@ -21,8 +23,6 @@ from sources.pg_trigger import TRIGGERS
 from sources.postgres import PostgresSource, from_config
 from sources.schema_snapshot import is_sensitive_column
 from sources.sink import Emitted, KafkaSink, MemorySink
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, isolated_settings
 
 SHOP = """
 CREATE TABLE customers (

@@ -10,11 +10,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from api.app import create_app
+from devstack import Broker
+from devstack.pipeline import Pipeline, isolated_settings
 from events.memory import MemoryForgotten, SystemEventRecorded, TurnRecorded, episode_id_for
 from sources.sink import KafkaSink, MemorySink
 from sources.turns import IngestionError, MemoryIngestor, Session, Turn
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, isolated_settings
 
 
 async def test_a_turn_is_recorded_under_its_group_id_with_a_stable_episode_id() -> None:

@@ -18,10 +18,10 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.structs import OffsetAndMetadata
 
+from devstack import Broker
 from runtime.archive import ArchiveStore, ArchiveWriter, restore_archive
 from runtime.archive.restore import RestoreConflictError
 from runtime.embedded.tansu import TansuBroker
-from tests.harness import Broker
 from tests.streams.test_topics import topic_configs
 
 PARTITIONS = 3

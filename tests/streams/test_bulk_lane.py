@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from devstack import Broker
+from devstack.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings
 from events.chunks import Chunk, ChunksEmbedded, DocumentChunked
 from streams.embedder.model import ModelLock, encode_background, in_slices
-from tests.harness import Broker
-from tests.harness.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings
 
 
 def test_slices_run_shortest_first_and_come_back_in_the_callers_order() -> None:

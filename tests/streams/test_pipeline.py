@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from events.chunks import ChunksEmbedded, DocumentChunked
-from events.deadletter import DeadLettered
-from tests.harness import Broker
-from tests.harness.pipeline import (
+from devstack import Broker
+from devstack.pipeline import (
     Pipeline,
     WorkerProcess,
     eventually,
     isolated_settings,
     kb_article,
 )
+from events.chunks import ChunksEmbedded, DocumentChunked
+from events.deadletter import DeadLettered
 
 pytestmark = pytest.mark.slow
 

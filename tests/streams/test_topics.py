@@ -10,9 +10,9 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from aiokafka.errors import KafkaError
 
+from devstack import Broker
 from runtime.settings import TribalSettings
 from runtime.topics import FOREVER, TOPICS, ensure_topics, topic
-from tests.harness import Broker
 
 DERIVED_RETENTION_MS = 3_600_000
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from devstack.pipeline import kb_article
 from events.base import Event
 from events.chunks import DocumentChunked, DocumentRetracted
 from events.deadletter import DeadLettered
@@ -16,7 +17,6 @@ from events.serde import EventSerde
 from runtime.settings import TribalSettings
 from streams.chunker.kb import chunk_kb_article
 from streams.wiring import Emit, Handler, Incoming, ProcessingError
-from tests.harness.pipeline import kb_article
 
 SOURCE = "tribal.kb.articles"
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from events.chunks import ChunksEmbedded
-from tests.harness import Broker
-from tests.harness.pipeline import (
+from devstack import Broker
+from devstack.pipeline import (
     Pipeline,
     WorkerProcess,
     eventually,
     isolated_settings,
     kb_article,
 )
+from events.chunks import ChunksEmbedded
 
 pytestmark = pytest.mark.slow
 

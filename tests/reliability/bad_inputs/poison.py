@@ -42,7 +42,7 @@ def corpus(
     serde: EventSerde, registry: SchemaRegistry, kb_topic: str, turns_topic: str
 ) -> list[Poison]:
     """Every poison value for an agent reading ``kb_topic`` (the KB chunker)."""
-    from tests.harness.pipeline import kb_article
+    from devstack.pipeline import kb_article
 
     good = serde.encode(kb_article(1), kb_topic)
     alien = {"type": "record", "name": "Alien", "namespace": "other", "fields": []}

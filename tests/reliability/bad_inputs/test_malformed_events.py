@@ -15,6 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from devstack import Broker
+from devstack.pipeline import (
+    Pipeline,
+    WorkerProcess,
+    eventually,
+    isolated_settings,
+    kb_article,
+)
 from events.base import Event
 from events.chunks import DocumentChunked
 from events.deadletter import DeadLettered
@@ -24,14 +32,6 @@ from events.serde import DecodeError, EventSerde
 from runtime.settings import TribalSettings
 from streams.chunker.kb import chunk_kb_article
 from streams.wiring import Emit, Handler, ProcessingError
-from tests.harness import Broker
-from tests.harness.pipeline import (
-    Pipeline,
-    WorkerProcess,
-    eventually,
-    isolated_settings,
-    kb_article,
-)
 from tests.reliability.bad_inputs.poison import Poison, corpus, wire
 
 KB = "tribal.kb.articles"

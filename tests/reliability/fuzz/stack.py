@@ -30,11 +30,11 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from devstack.endpoints import WeaviateEndpoint
+from devstack.pipeline import REPO, Pipeline, isolated_settings, settings_env
 from projections.index import index_from_settings
 from projections.index.port import Kind, SearchIndex
 from runtime.embedded.process import ChildProcess, free_port
-from tests.harness.endpoints import WeaviateEndpoint
-from tests.harness.pipeline import REPO, Pipeline, isolated_settings, settings_env
 from tests.reliability.fuzz.answers import (
     Sent,
     classify_http,

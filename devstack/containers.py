@@ -6,14 +6,28 @@ import importlib
 import time
 from typing import Any
 
+from devstack.endpoints import Broker, Provisioned, WeaviateEndpoint
+from devstack.kafka import KAFKA_VERSION, kafka_answers
+from devstack.postgres import postgres_server_version
+from devstack.weaviate import WEAVIATE_ENV, WEAVIATE_VERSION, weaviate_ready, weaviate_version
 from runtime.embedded.process import free_port, wait_until
-from scripts import services
-from tests.harness import probes
-from tests.harness.endpoints import Broker, Provisioned, WeaviateEndpoint
 
-KAFKA_IMAGE = f"apache/kafka:{services.KAFKA_VERSION}"
+KAFKA_IMAGE = f"apache/kafka:{KAFKA_VERSION}"
 POSTGRES_IMAGE = "pgvector/pgvector:pg18"
-WEAVIATE_IMAGE = f"cr.weaviate.io/semitechnologies/weaviate:{services.WEAVIATE_VERSION}"
+WEAVIATE_IMAGE = f"cr.weaviate.io/semitechnologies/weaviate:{WEAVIATE_VERSION}"
+
+
+def docker_engine_answers(timeout: float = 2.0) -> bool:
+    """A Docker engine that answers ping within ``timeout`` (a client alone is not enough)."""
+    try:
+        docker: Any = importlib.import_module("docker")
+        client = docker.from_env(timeout=timeout)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except Exception:
+        return False
 
 
 def _module(*names: str) -> Any:
@@ -53,11 +67,11 @@ def _kafka() -> Provisioned:
     container.start()
     bootstrap = f"127.0.0.1:{port}"
     try:
-        wait_until(lambda: probes.kafka_answers(bootstrap), 90, f"Kafka container {bootstrap}")
+        wait_until(lambda: kafka_answers(bootstrap), 90, f"Kafka container {bootstrap}")
     except BaseException:
         container.stop()
         raise
-    broker = Broker("kafka", bootstrap, services.KAFKA_VERSION)
+    broker = Broker("kafka", bootstrap, KAFKA_VERSION)
     return Provisioned(
         "kafka", "Apache Kafka", broker.version, "testcontainers", broker, close=container.stop
     )
@@ -69,7 +83,7 @@ def _postgres() -> Provisioned:
         POSTGRES_IMAGE, username="postgres", password="postgres", dbname="postgres", driver=None
     ).start()
     dsn = str(container.get_connection_url())
-    version = probes.postgres_server_version(dsn)
+    version = postgres_server_version(dsn)
     return Provisioned(
         "postgres", "PostgreSQL", version, "testcontainers", dsn, close=container.stop
     )
@@ -77,15 +91,15 @@ def _postgres() -> Provisioned:
 
 def _weaviate() -> Provisioned:
     module: Any = _module("testcontainers.community.weaviate", "testcontainers.weaviate")
-    container = module.WeaviateContainer(image=WEAVIATE_IMAGE, env_vars=services.WEAVIATE_ENV)
+    container = module.WeaviateContainer(image=WEAVIATE_IMAGE, env_vars=WEAVIATE_ENV)
     container.start()
     host = str(container.get_http_host())
     http_port = int(container.get_http_port())
     url = f"http://{host}:{http_port}"
     deadline = time.monotonic() + 60
-    while not services.weaviate_ready(url) and time.monotonic() < deadline:
+    while not weaviate_ready(url) and time.monotonic() < deadline:
         time.sleep(0.2)
-    version = probes.weaviate_version(url)
+    version = weaviate_version(url)
     endpoint = WeaviateEndpoint(
         host, http_port, int(container.get_grpc_port()), version, str(container.get_grpc_host())
     )

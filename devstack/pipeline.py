@@ -155,7 +155,7 @@ class WorkerProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "worker", "--role", self.role],
+            [sys.executable, "-m", "cli", "worker", "--role", self.role],
             env=settings_env(self.settings),
             cwd=REPO,
             stdout=self._log,

@@ -7,9 +7,10 @@ import os
 import threading
 import time
 
-from tests.harness import containers, native, probes
-from tests.harness.endpoints import Provisioned
-from tests.harness.environment import VARIABLES, from_environment
+from devstack.containers import docker_engine_answers, from_containers
+from devstack.endpoints import Provisioned
+from devstack.environment import VARIABLES, from_environment
+from devstack.native import start_native
 
 SERVICES = ("kafka", "tansu", "postgres", "weaviate")
 
@@ -40,7 +41,7 @@ class ServiceHub:
 
     def docker(self) -> bool:
         if self._use_docker is None:
-            self._use_docker = probes.docker_engine_answers()
+            self._use_docker = docker_engine_answers()
         return self._use_docker
 
     def get(self, service: str) -> Provisioned:
@@ -73,14 +74,14 @@ class ServiceHub:
         reasons = []
         if self.docker():
             try:
-                contained = containers.from_containers(service)
+                contained = from_containers(service)
             except Exception as exc:
                 reasons.append(f"testcontainers: {type(exc).__name__}: {exc}")
             else:
                 if contained is not None:
                     return contained
         try:
-            return native.start_native(service)
+            return start_native(service)
         except Exception as exc:
             reasons.append(f"native: {type(exc).__name__}: {exc}")
         if not self.docker():

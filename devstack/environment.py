@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from urllib.parse import urlsplit
 
-from tests.harness import probes
-from tests.harness.endpoints import Broker, Provisioned, WeaviateEndpoint
+from devstack.endpoints import Broker, Provisioned, WeaviateEndpoint
+from devstack.kafka import kafka_answers
+from devstack.postgres import postgres_server_version
+from devstack.weaviate import weaviate_version
 
 VARIABLES = {
     "kafka": "TRIBAL_TEST_KAFKA_BOOTSTRAP",
@@ -29,21 +31,21 @@ def from_environment(service: str) -> Provisioned | None:
         return None
     where = f"{VARIABLES[service]}={value}"
     if service in ("kafka", "tansu"):
-        if not probes.kafka_answers(value):
+        if not kafka_answers(value):
             raise RuntimeError(f"{where} does not answer a Metadata request")
         version = os.environ.get(f"TRIBAL_TEST_{service.upper()}_VERSION", "")
         broker = Broker(service, value, version)
         return Provisioned(service, LABELS[service], version, "env", broker)
     if service == "postgres":
         try:
-            version = probes.postgres_server_version(value)
+            version = postgres_server_version(value)
         except Exception as exc:
             raise RuntimeError(f"{where} does not answer: {exc}") from exc
         return Provisioned(service, LABELS[service], version, "env", value)
     url = urlsplit(value)
     grpc_port = int(os.environ.get("TRIBAL_TEST_WEAVIATE_GRPC_PORT", "50051"))
     try:
-        version = probes.weaviate_version(value.rstrip("/"))
+        version = weaviate_version(value.rstrip("/"))
     except OSError as exc:
         raise RuntimeError(f"{where} does not answer: {exc}") from exc
     endpoint = WeaviateEndpoint(url.hostname or "127.0.0.1", url.port or 80, grpc_port, version)

@@ -29,9 +29,9 @@ from api.schema_registry import (
     registry_not_allowed,
     registry_not_found,
 )
-from api.services.context import ServiceContext, close_context, open_context
+from api.services.context import ServiceContext
+from api.services.open import open_services
 from events.registry import registry_from_settings
-from events.serde import EventSerde
 from projections.health import HealthBoard, stuck_stages
 from projections.lag import projection_lags
 from projections.registry import projections_for
@@ -39,8 +39,6 @@ from runtime.observability.metrics import PROJECTION_LAG, STAGE_STUCK
 from runtime.observability.progress import AGENT_SOURCES, ProgressTracker, group_progress
 from runtime.settings import TribalSettings, get_settings
 from runtime.topics import topic
-from sources.sink import KafkaSink
-from sources.turns import MemoryIngestor
 
 VERSION = "0.1.0"
 log = logging.getLogger(__name__)
@@ -96,47 +94,28 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        owned = context is None
-        if owned:
-            state["ctx"] = await open_context(
-                settings, load_model=bool(settings.postgres_dsn or settings.weaviate_url)
-            )
-        sink: KafkaSink | None = None
-        if settings.kafka_bootstrap:
-            # linger 0: a caller waits for its ack; concurrent calls still share batches
-            sink = KafkaSink(
-                settings.kafka_bootstrap, EventSerde(registry), settings.topic_prefix, linger_ms=0
-            )
-            await sink.start()
-            state["ingestor"] = MemoryIngestor(sink)
-            ctx().ingestor = state["ingestor"]
-        lagged: list[Any] = []
-        if settings.postgres_dsn and settings.kafka_bootstrap:
-            try:
-                for projection in projections_for(settings):
-                    await projection.setup()
-                    lagged.append(projection)
-            except Exception as exc:  # the API serves without lag figures
-                log.warning("projection lag unavailable: %s", exc)
-        state["projections"] = lagged
-        if settings.postgres_dsn:
-            state["health"] = HealthBoard(settings.postgres_dsn)
-        try:
+        async with contextlib.AsyncExitStack() as stack:
+            if context is None:
+                load_model = bool(settings.postgres_dsn or settings.weaviate_url)
+                state["ctx"] = await stack.enter_async_context(
+                    open_services(settings, load_model=load_model)
+                )
+            lagged: list[Any] = []
+            stack.push_async_callback(_close_all, lagged)
+            if settings.postgres_dsn and settings.kafka_bootstrap:
+                try:
+                    for projection in projections_for(settings):
+                        await projection.setup()
+                        lagged.append(projection)
+                except Exception as exc:  # the API serves without lag figures
+                    log.warning("projection lag unavailable: %s", exc)
+            state["projections"] = lagged
+            if settings.postgres_dsn:
+                state["health"] = board = HealthBoard(settings.postgres_dsn)
+                stack.push_async_callback(board.close)
             # The MCP session manager's task group must live inside the app's lifespan.
-            async with mcp.session_manager.run():
-                yield
-        finally:
-            state.pop("ingestor", None)
-            ctx().ingestor = None
-            if owned:
-                await close_context(ctx())
-            if sink is not None:
-                await sink.stop()
-            for projection in lagged:
-                await projection.close()
-            board = state.pop("health", None)
-            if board is not None:
-                await board.close()
+            await stack.enter_async_context(mcp.session_manager.run())
+            yield
 
     async def healthz(request: Request) -> JSONResponse:
         checks: dict[str, Any] = {}
@@ -255,7 +234,7 @@ def create_app(
         Route("/healthz", healthz, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
-        *memory_routes(lambda: state.get("ingestor")),
+        *memory_routes(lambda: ctx().ingestor),
         *v1_routes(ctx),
         *change_routes(ctx),
         *mcp_app.routes,
@@ -269,6 +248,11 @@ def create_app(
     app.add_middleware(ApiKeyMiddleware, keys=settings.api_keys)
     app.add_middleware(ObservabilityMiddleware)
     return app
+
+
+async def _close_all(projections: list[Any]) -> None:
+    for projection in projections:
+        await projection.close()
 
 
 _REGISTRY = "/schema-registry"

@@ -216,26 +216,8 @@ def _with_stack(settings: Any) -> Any:
 
 async def serve_stdio(settings: Any, tenant: str = ANY_TENANT) -> None:
     """``tribal mcp``: the tools over stdin/stdout until the client closes them."""
-    from api.services.context import close_context, open_context
-    from events.registry import registry_from_settings
-    from events.serde import EventSerde
-    from sources.sink import KafkaSink
-    from sources.turns import MemoryIngestor
+    from api.services.open import open_services
 
-    settings = _with_stack(settings)
-    ctx = await open_context(settings)
-    sink = None
-    if settings.kafka_bootstrap:
-        serde = EventSerde(registry_from_settings(settings))
-        sink = KafkaSink(settings.kafka_bootstrap, serde, settings.topic_prefix, linger_ms=0)
-        try:
-            await sink.start()
-            ctx.ingestor = MemoryIngestor(sink)
-        except Exception:  # add_memory answers EVENT_LOG_UNAVAILABLE
-            sink = None
-    try:
+    # Without a broker the read tools still serve; add_memory answers EVENT_LOG_UNAVAILABLE.
+    async with open_services(_with_stack(settings), log_required=False) as ctx:
         await build_mcp(lambda: ctx, stdio_tenant=tenant).run_stdio_async()
-    finally:
-        if sink is not None:
-            await sink.stop()
-        await close_context(ctx)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import replace
 from typing import Any
 
 from projections.index import pgvector_sql as sql
@@ -29,10 +30,10 @@ from projections.index.port import (
     Kind,
     MissingTenantError,
     Positions,
-    SearchMode,
+    Query,
+    SearchIndex,
 )
 from projections.index.scoring import (
-    CANDIDATES_PER_SIDE,
     PG_TS_RANK_HALF,
     fuse,
     lexical_score,
@@ -46,7 +47,7 @@ _OR_QUERY = "(SELECT replace(plainto_tsquery('english', $1)::text, ' & ', ' | ')
 """Any query word matches (BM25-like), not all of them as ``plainto_tsquery`` would."""
 
 
-class PgVectorIndex:
+class PgVectorIndex(SearchIndex):
     """:class:`~projections.index.port.SearchIndex` on PostgreSQL with pgvector."""
 
     def __init__(
@@ -232,30 +233,17 @@ class PgVectorIndex:
             group_id,
         )
 
-    async def search(
-        self,
-        query_text: str | None,
-        query_vector: Sequence[float] | None,
-        kind: Kind,
-        filters: Filters | None = None,
-        limit: int = 10,
-        tenant: str | None = None,
-        mode: SearchMode = SearchMode.HYBRID,
-    ) -> list[Hit]:
-        if kind.is_memory and tenant is None:
-            raise MissingTenantError(f"searching {kind.value} needs a tenant")
-        vec = list(query_vector) if query_vector is not None and mode != "bm25" else None
-        text = query_text if query_text and mode != "vector" else None
-        if vec is not None and len(vec) != self.dims:
-            vec = None
-        depth = limit * CANDIDATES_PER_SIDE if vec is not None and text else limit
+    async def find(self, query: Query) -> list[Hit]:
+        if query.vector is not None and len(query.vector) != self.dims:
+            query = replace(query, vector=None)  # another model's vector: lexical only
+        vec, text, depth = query.vector, query.text, query.depth
         objects: dict[str, IndexedObject] = {}
         vector_side: list[tuple[str, float]] = []
         lexical_side: list[tuple[str, float]] = []
         vector_of: dict[str, float | None] = {}
         async with self.pool.acquire() as conn:
             if vec is not None:
-                cond, args = sql.where(kind, tenant, filters, first_param=2)
+                cond, args = sql.where(query.kind, query.tenant, query.filters, first_param=2)
                 rows = await conn.fetch(
                     f"SELECT {sql.SELECT_COLUMNS}, o.embedding <=> $1 AS distance "
                     f"FROM {self._s}.objects o WHERE {cond} AND o.embedding IS NOT NULL "
@@ -268,7 +256,7 @@ class PgVectorIndex:
                     vector_side.append((r["chunk_id"], vector_score_from_distance(r["distance"])))
             if text:
                 first = 3 if vec is not None else 2
-                cond, args = sql.where(kind, tenant, filters, first_param=first)
+                cond, args = sql.where(query.kind, query.tenant, query.filters, first_param=first)
                 distance = "o.embedding <=> $2" if vec is not None else "NULL::float8"
                 rows = await conn.fetch(
                     f"SELECT {sql.SELECT_COLUMNS}, ts_rank_cd(o.tsv, t.q) AS raw, "
@@ -284,7 +272,7 @@ class PgVectorIndex:
                     lexical_side.append((r["chunk_id"], lexical_score(r["raw"], PG_TS_RANK_HALF)))
                     d = r["distance"]
                     vector_of[r["chunk_id"]] = None if d is None else vector_score_from_distance(d)
-        fused = fuse(vector_side, lexical_side, limit, vector_of)
+        fused = fuse(vector_side, lexical_side, query.limit, vector_of)
         return [Hit(objects[f.key], f.score, f.vector, f.lexical) for f in fused]
 
     async def count(

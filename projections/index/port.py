@@ -22,6 +22,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
 
+from projections.index.scoring import CANDIDATES_PER_SIDE
 from streams.failures import BadRecordError
 
 
@@ -129,11 +130,37 @@ class Hit:
     lexical_score: float | None = None
 
 
+@dataclass(frozen=True)
+class Query:
+    """One search as an adapter runs it (:meth:`SearchIndex.find`).
+
+    It holds only the inputs its mode uses (no vector for ``bm25``, no text for
+    ``vector``), and a tenant wherever its kind needs one.
+    """
+
+    kind: Kind
+    text: str | None
+    vector: list[float] | None
+    filters: Filters | None
+    limit: int
+    tenant: str | None
+
+    @property
+    def depth(self) -> int:
+        """Candidates to take from each side: more when two lists are fused into one."""
+        fused = self.vector is not None and bool(self.text)
+        return self.limit * CANDIDATES_PER_SIDE if fused else self.limit
+
+
 Positions = dict[tuple[str, int], int]
 
 
 class SearchIndex(Protocol):
-    """A search index generation: writes, searches, offsets, and its own replacement."""
+    """A search index generation: writes, searches, offsets, and its own replacement.
+
+    The adapters subclass it and inherit :meth:`search`, which checks what every
+    adapter would check and leaves them :meth:`find`.
+    """
 
     model: str | None
     """The embedding model this generation holds vectors of (``None``: the first seen)."""
@@ -210,6 +237,18 @@ class SearchIndex(Protocol):
         never return another tenant's objects. A mode whose input is missing (no
         vector for ``vector``) degrades to the input present.
         """
+        if kind.is_memory and tenant is None:
+            raise MissingTenantError(f"searching {kind.value} needs a tenant")
+        text = query_text if query_text and mode != SearchMode.VECTOR else None
+        vector = (
+            list(query_vector) if query_vector is not None and mode != SearchMode.BM25 else None
+        )
+        if vector is None and text is None:
+            return []
+        return await self.find(Query(kind, text, vector, filters, limit, tenant))
+
+    async def find(self, query: Query) -> list[Hit]:
+        """The adapter's side of :meth:`search`, which checked and trimmed ``query``."""
         ...
 
     async def count(

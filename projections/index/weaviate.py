@@ -27,6 +27,7 @@ from weaviate.classes.data import DataObject
 from weaviate.classes.query import Filter
 
 from projections.index import weaviate_schema as ws
+from projections.index import weaviate_search
 from projections.index.port import (
     CHUNK_KINDS,
     Filters,
@@ -37,12 +38,13 @@ from projections.index.port import (
     Kind,
     MissingTenantError,
     Positions,
-    SearchMode,
+    Query,
+    SearchIndex,
 )
-from projections.index.scoring import OBJECT_NAMESPACE, object_uuid, weaviate_tenant
-from projections.index.weaviate_search import QUERY_MAXIMUM_RESULTS
+from projections.index.scoring import OBJECT_NAMESPACE, object_uuid
+from projections.index.weaviate_collections import WeaviateCollections, stored_vector
 
-_MAX = QUERY_MAXIMUM_RESULTS
+_MAX = weaviate_search.QUERY_MAXIMUM_RESULTS
 
 
 def _check(result: Any, what: str) -> None:
@@ -51,14 +53,7 @@ def _check(result: Any, what: str) -> None:
         raise IndexWriteError(f"{what}: {len(result.errors)} objects failed: {first.message}")
 
 
-def stored_vector(obj: Any) -> list[float] | None:
-    """The self-provided (unnamed) vector of a returned object, if any."""
-    vectors = obj.vector or {}
-    value = vectors.get("default")
-    return list(value) if value is not None else None
-
-
-class WeaviateIndex:
+class WeaviateIndex(WeaviateCollections, SearchIndex):
     """:class:`~projections.index.port.SearchIndex` on Weaviate."""
 
     def __init__(
@@ -72,15 +67,12 @@ class WeaviateIndex:
         generation: str | None = None,
         dims: int = 384,
     ) -> None:
+        super().__init__(prefix, generation)
         self.endpoint = (http_host, http_port, grpc_host, grpc_port)
-        self.prefix = prefix
         self.model = model
         self.dims = dims
         """Every vector's length. Weaviate takes the first vector's length for a tenant's
         index, so one wrong vector written first would refuse all the right ones."""
-        self.generation = generation
-        """``None``: the live generation, through aliases; else a concrete shadow."""
-        self.client: Any = None
 
     @classmethod
     def from_url(cls, url: str, grpc_port: int, **kwargs: Any) -> WeaviateIndex:
@@ -89,17 +81,6 @@ class WeaviateIndex:
         parts = urlsplit(url)
         host = parts.hostname or "127.0.0.1"
         return cls(host, parts.port or 8080, host, grpc_port, **kwargs)
-
-    def _name(self, logical: str) -> str:
-        alias = f"{self.prefix}{logical}"
-        return alias if self.generation is None else f"{alias}_{self.generation}"
-
-    def _col(self, logical: str, tenant: str | None = None) -> Any:
-        col = self.client.collections.use(self._name(logical))
-        return col.with_tenant(weaviate_tenant(tenant)) if tenant is not None else col
-
-    def _kind_col(self, kind: Kind, tenant: str) -> Any:
-        return self._col(kind.value, tenant if kind.is_memory else None)
 
     async def _connect(self) -> None:
         if self.client is None:
@@ -144,7 +125,7 @@ class WeaviateIndex:
         yield  # no transactions: the projection writes offsets after the data
 
     async def positions(self, projection: str) -> Positions:
-        result = await self._col(ws.OFFSETS).query.fetch_objects(
+        result = await self.col(ws.OFFSETS).query.fetch_objects(
             filters=Filter.by_property("projection").equal(projection), limit=_MAX
         )
         return {
@@ -163,7 +144,7 @@ class WeaviateIndex:
             for (t, p), o in positions.items()
         ]
         if objects:
-            _check(await self._col(ws.OFFSETS).data.insert_many(objects), "offsets")
+            _check(await self.col(ws.OFFSETS).data.insert_many(objects), "offsets")
 
     def _accepts(self, vector: Sequence[float] | None, model: str | None) -> bool:
         if vector is None or model is None:
@@ -187,14 +168,14 @@ class WeaviateIndex:
         for o in objects:
             groups.setdefault((o.kind, o.tenant), []).append(o)
         for (kind, tenant), group in groups.items():
-            col = self._kind_col(kind, tenant)
+            col = self.kind_col(kind, tenant)
             ids = [object_uuid(o.tenant, o.chunk_id) for o in group]
             existing: dict[UUID, Any] = {}
             pending: dict[UUID, Any] = {}
             # Objects that bring their own vector need nothing from the store.
             if not kind.is_memory and not all(self._accepts(o.vector, o.model) for o in group):
                 existing, pending = await asyncio.gather(
-                    self._fetch(col, ids), self._fetch(self._col(ws.PENDING), ids)
+                    self._fetch(col, ids), self._fetch(self.col(ws.PENDING), ids)
                 )
             batch = []
             for uid, o in zip(ids, group, strict=True):
@@ -215,7 +196,7 @@ class WeaviateIndex:
                 )
             _check(await col.data.insert_many(batch), f"{kind.value} upsert")
             if pending:
-                await self._col(ws.PENDING).data.delete_many(
+                await self.col(ws.PENDING).data.delete_many(
                     where=Filter.by_id().contains_any(list(pending))
                 )
         return len(objects)
@@ -226,7 +207,7 @@ class WeaviateIndex:
         if not vectors or not self._accepts(next(iter(vectors.values())), model):
             return 0
         ids = {object_uuid(tenant, cid): cid for cid in vectors}
-        cols = [self._col(k.value) for k in CHUNK_KINDS]
+        cols = [self.col(k.value) for k in CHUNK_KINDS]
         found = await asyncio.gather(*(self._fetch(c, list(ids), vectors=False) for c in cols))
         for col, objects in zip(cols, found, strict=True):
             if objects:
@@ -255,12 +236,12 @@ class WeaviateIndex:
             if uid not in seen
         ]
         if pending:
-            _check(await self._col(ws.PENDING).data.insert_many(pending), "pending vectors")
+            _check(await self.col(ws.PENDING).data.insert_many(pending), "pending vectors")
         return len(ids)
 
     async def _delete(self, logicals: Sequence[str], where: Any) -> int:
         results = await asyncio.gather(
-            *(self._col(name).data.delete_many(where=where) for name in logicals)
+            *(self.col(name).data.delete_many(where=where) for name in logicals)
         )
         return sum(int(r.successful) for r in results)
 
@@ -286,34 +267,17 @@ class WeaviateIndex:
         return await self._delete([k.value for k in CHUNK_KINDS], where)
 
     async def forget_memory(self, tenant: str, group_id: str | None) -> int:
-        from projections.index.weaviate_search import forget
+        return await weaviate_search.forget(self, tenant, group_id)
 
-        return await forget(self, tenant, group_id)
-
-    async def search(
-        self,
-        query_text: str | None,
-        query_vector: Sequence[float] | None,
-        kind: Kind,
-        filters: Filters | None = None,
-        limit: int = 10,
-        tenant: str | None = None,
-        mode: SearchMode = SearchMode.HYBRID,
-    ) -> list[Hit]:
-        if kind.is_memory and tenant is None:
-            raise MissingTenantError(f"searching {kind.value} needs a tenant")
-        from projections.index.weaviate_search import search
-
-        return await search(self, query_text, query_vector, kind, filters, limit, tenant, mode)
+    async def find(self, query: Query) -> list[Hit]:
+        return await weaviate_search.find(self, query)
 
     async def count(
         self, kind: Kind, tenant: str | None = None, filters: Filters | None = None
     ) -> int:
         if kind.is_memory and tenant is None:
             raise MissingTenantError(f"counting {kind.value} needs a tenant")
-        from projections.index.weaviate_search import count
-
-        return await count(self, kind, tenant, filters)
+        return await weaviate_search.count(self, kind, tenant, filters)
 
     async def begin_generation(self, model: str | None = None) -> WeaviateIndex:
         live = await self._live_generation() or "v0"

@@ -10,15 +10,14 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from weaviate.classes.query import Filter, MetadataQuery
 from weaviate.exceptions import WeaviateBaseError
 
 from projections.index import weaviate_schema as ws
-from projections.index.port import Filters, Hit, IndexedObject, Kind, SearchMode
+from projections.index.port import Filters, Hit, IndexedObject, Kind, Query
 from projections.index.scoring import (
-    CANDIDATES_PER_SIDE,
     WEAVIATE_BM25_HALF,
     fuse,
     lexical_score,
@@ -26,9 +25,7 @@ from projections.index.scoring import (
     vector_score_from_distance,
     weaviate_tenant,
 )
-
-if TYPE_CHECKING:
-    from projections.index.weaviate import WeaviateIndex
+from projections.index.weaviate_collections import WeaviateCollections, stored_vector
 
 QUERY_MAXIMUM_RESULTS = 10_000
 """Weaviate's default ``QUERY_MAXIMUM_RESULTS``: a deeper query is refused as "invalid
@@ -45,40 +42,11 @@ def _unknown_tenant(exc: Exception) -> bool:
     return "tenant" in str(exc).lower()
 
 
-async def _concrete(index: WeaviateIndex, kind: Kind) -> Any:
-    """The collection itself: the tenants API does not resolve aliases."""
-    name = index._name(kind.value)
-    if index.generation is None:
-        alias = await index.client.alias.get(alias_name=name)
-        name = alias.collection if alias is not None else name
-    return index.client.collections.use(name)
-
-
-async def search(
-    index: WeaviateIndex,
-    query_text: str | None,
-    query_vector: Sequence[float] | None,
-    kind: Kind,
-    filters: Filters | None,
-    limit: int,
-    tenant: str | None,
-    mode: SearchMode,
-) -> list[Hit]:
-    from projections.index.weaviate import stored_vector
-
-    vec = list(query_vector) if query_vector is not None and mode != "bm25" else None
-    text = query_text if query_text and mode != "vector" else None
-    if vec is None and not text:
-        return []
-    if kind.is_memory:
-        col = index._col(kind.value, tenant)
-        where = ws.to_filter(None, filters)
-    else:
-        col = index._col(kind.value)
-        where = ws.to_filter(tenant, filters)
-    depth = min(
-        limit * CANDIDATES_PER_SIDE if vec is not None and text else limit, QUERY_MAXIMUM_RESULTS
-    )
+async def find(collections: WeaviateCollections, query: Query) -> list[Hit]:
+    """:meth:`~projections.index.port.SearchIndex.find` on Weaviate."""
+    kind, vec, text = query.kind, query.vector, query.text
+    col, where = collections.scoped(kind, query.tenant, query.filters)
+    depth = min(query.depth, QUERY_MAXIMUM_RESULTS)
 
     async def nothing() -> Any:
         return None
@@ -119,19 +87,15 @@ async def search(
         lexical_side.append((key, lexical_score(float(o.metadata.score or 0), WEAVIATE_BM25_HALF)))
         found = stored_vector(o)
         vector_of[key] = None if found is None or vec is None else vector_score(_cosine(found, vec))
-    fused = fuse(vector_side, lexical_side, limit, vector_of)
+    fused = fuse(vector_side, lexical_side, query.limit, vector_of)
     return [Hit(objects[f.key], f.score, f.vector, f.lexical) for f in fused]
 
 
 async def count(
-    index: WeaviateIndex, kind: Kind, tenant: str | None, filters: Filters | None
+    collections: WeaviateCollections, kind: Kind, tenant: str | None, filters: Filters | None
 ) -> int:
-    if kind.is_memory:
-        col = index._col(kind.value, tenant)
-        where = ws.to_filter(None, filters)
-    else:
-        col = index._col(kind.value)
-        where = ws.to_filter(tenant, filters)
+    """:meth:`~projections.index.port.SearchIndex.count` on Weaviate."""
+    col, where = collections.scoped(kind, tenant, filters)
     try:
         result = await col.aggregate.over_all(total_count=True, filters=where)
     except WeaviateBaseError as exc:
@@ -141,18 +105,18 @@ async def count(
     return int(result.total_count or 0)
 
 
-async def forget(index: WeaviateIndex, tenant: str, group_id: str | None) -> int:
+async def forget(collections: WeaviateCollections, tenant: str, group_id: str | None) -> int:
     """Remove one group's memory objects, or the tenant's Weaviate tenant altogether."""
     deleted = 0
     for kind in (Kind.EPISODE, Kind.SUMMARY):
         if group_id is None:
-            deleted += await count(index, kind, tenant, None)
-            col = await _concrete(index, kind)
+            deleted += await count(collections, kind, tenant, None)
+            col = await collections.concrete(kind)
             if await col.tenants.exists(weaviate_tenant(tenant)):
                 await col.tenants.remove([weaviate_tenant(tenant)])
             continue
         try:
-            result = await index._col(kind.value, tenant).data.delete_many(
+            result = await collections.col(kind.value, tenant).data.delete_many(
                 where=Filter.by_property("group_id").equal(group_id)
             )
         except WeaviateBaseError as exc:

@@ -8,19 +8,16 @@ scenario decides what ``POST /v1/messages`` answers.
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from runtime.embedded.process import free_port
+from devstack.served import UvicornThread
 
 Reply = Callable[[dict[str, Any]], tuple[int, dict[str, Any]] | float]
 """Given the request body: (status, json body), or a float = seconds to hang."""
@@ -42,40 +39,28 @@ def tool_reply(body: dict[str, Any], payload: dict[str, Any]) -> tuple[int, dict
 
 
 class MessagesServer:
+    """Answers ``POST /v1/messages`` with ``reply`` and keeps every request it was sent."""
+
     def __init__(self, reply: Reply) -> None:
         self.reply = reply
         self.requests: list[dict[str, Any]] = []
-        self.port = free_port()
+        self.url = ""
+        self.app = Starlette(routes=[Route("/v1/messages", self.messages, methods=["POST"])])
 
-        async def messages(request: Request) -> JSONResponse:
-            body = await request.json()
-            self.requests.append({"headers": dict(request.headers), "body": body})
-            answer = self.reply(body)
-            if isinstance(answer, float):
-                await asyncio.sleep(answer)
-                answer = tool_reply(body, {})
-            status, data = answer
-            return JSONResponse(data, status_code=status)
-
-        app = Starlette(routes=[Route("/v1/messages", messages, methods=["POST"])])
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error")
-        self.server = uvicorn.Server(config)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    async def messages(self, request: Request) -> JSONResponse:
+        body = await request.json()
+        self.requests.append({"headers": dict(request.headers), "body": body})
+        answer = self.reply(body)
+        if isinstance(answer, float):
+            await asyncio.sleep(answer)
+            answer = tool_reply(body, {})
+        status, data = answer
+        return JSONResponse(data, status_code=status)
 
 
 @contextmanager
 def messages_api(reply: Reply) -> Iterator[MessagesServer]:
     server = MessagesServer(reply)
-    thread = threading.Thread(target=server.server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    try:
+    with UvicornThread(server.app) as served:
+        server.url = served.url
         yield server
-    finally:
-        server.server.should_exit = True
-        thread.join(5)

@@ -6,13 +6,10 @@ decodes the protobuf requests with ``opentelemetry-proto`` and keeps the spans.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import uvicorn
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -22,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from runtime.embedded.process import free_port
+from devstack.served import UvicornThread
 
 
 @dataclass(frozen=True)
@@ -35,58 +32,41 @@ class ReceivedSpan:
 
 
 class OtlpReceiver:
+    """Keeps every span exported to ``POST /v1/traces``; ``endpoint`` once it is served."""
+
     def __init__(self) -> None:
         self.spans: list[ReceivedSpan] = []
-        self.port = free_port()
+        self.endpoint = ""
+        self.app = Starlette(routes=[Route("/v1/traces", self.traces, methods=["POST"])])
 
-        async def traces(request: Request) -> Response:
-            req = ExportTraceServiceRequest()
-            req.ParseFromString(await request.body())
-            for rs in req.resource_spans:
-                service = next(
-                    (
-                        a.value.string_value
-                        for a in rs.resource.attributes
-                        if a.key == "service.name"
-                    ),
-                    "",
-                )
-                for ss in rs.scope_spans:
-                    for s in ss.spans:
-                        self.spans.append(
-                            ReceivedSpan(
-                                service,
-                                s.name,
-                                s.trace_id.hex(),
-                                s.span_id.hex(),
-                                s.parent_span_id.hex(),
-                            )
-                        )
-            return Response(
-                ExportTraceServiceResponse().SerializeToString(),
-                media_type="application/x-protobuf",
+    async def traces(self, request: Request) -> Response:
+        req = ExportTraceServiceRequest()
+        req.ParseFromString(await request.body())
+        for rs in req.resource_spans:
+            service = next(
+                (a.value.string_value for a in rs.resource.attributes if a.key == "service.name"),
+                "",
             )
-
-        app = Starlette(routes=[Route("/v1/traces", traces, methods=["POST"])])
-        self.server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error")
+            for ss in rs.scope_spans:
+                for s in ss.spans:
+                    self.spans.append(
+                        ReceivedSpan(
+                            service,
+                            s.name,
+                            s.trace_id.hex(),
+                            s.span_id.hex(),
+                            s.parent_span_id.hex(),
+                        )
+                    )
+        return Response(
+            ExportTraceServiceResponse().SerializeToString(),
+            media_type="application/x-protobuf",
         )
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
 
 @contextmanager
 def otlp_receiver() -> Iterator[OtlpReceiver]:
     receiver = OtlpReceiver()
-    thread = threading.Thread(target=receiver.server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not receiver.server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
-    try:
+    with UvicornThread(receiver.app) as served:
+        receiver.endpoint = served.url
         yield receiver
-    finally:
-        receiver.server.should_exit = True
-        thread.join(5)

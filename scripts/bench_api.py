@@ -40,10 +40,10 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from devstack import ServiceHub  # noqa: E402
+from devstack.deployment import AUTH, HELPDESK, KEYS, MODEL, build_demo  # noqa: E402  # noqa: E402
+from runtime.embedded.process import free_port  # noqa: E402
 from runtime.settings import TribalSettings  # noqa: E402
 from streams.embedder.model import SentenceTransformerEmbedder  # noqa: E402
-from tests.api.conftest import AUTH, KEYS, free_port  # noqa: E402
-from tests.api.demo import HELPDESK, MODEL, build_demo  # noqa: E402
 
 CONCURRENCY = (1, 10, 50)
 TARGET_P95_MS = {1: 15.0, 50: 35.0}

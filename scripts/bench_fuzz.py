@@ -38,10 +38,10 @@ from rich.console import Console
 from rich.table import Table
 
 from devstack import Broker, ServiceHub, WeaviateEndpoint
+from devstack.fuzz.ledger import Ledger, settle
+from devstack.fuzz.mixes import RandomMix
+from devstack.fuzz.stack import Driver, FuzzStack
 from streams.deadletter_ops import read_dead_letters
-from tests.reliability.fuzz.ledger import Ledger, settle
-from tests.reliability.fuzz.mixes import RandomMix
-from tests.reliability.fuzz.stack import Driver, FuzzStack
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_S = 300.0

@@ -238,7 +238,7 @@ def dedup_latency(entities: int, queries: int, dims: int = 384) -> dict[str, Any
 
 async def state_memory(episodes: int) -> dict[str, Any]:
     """Bytes held by extractor + summarizer state per 1,000 episodes (no vectors)."""
-    from tests.memory.helpers import config, conversation, memory
+    from devstack.memory import config, conversation, memory
 
     cfg = config()
     cfg = cfg.model_copy(update={"deduplication": cfg.deduplication.model_copy(

@@ -17,11 +17,11 @@ from pathlib import Path
 from rich.console import Console
 
 from devstack import ServiceHub
+from devstack.deployment import MODEL
 from scripts.eval import loco, report
 from scripts.eval.corpora import all_corpora
 from scripts.eval.evaluate import evaluate
 from streams.embedder.model import SentenceTransformerEmbedder
-from tests.api.demo import MODEL
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -23,6 +23,7 @@ from typing import Any
 import asyncpg
 
 from demo import DATA
+from devstack.deployment import SCHEMA_SQL, Demo, embeddings, fresh_database
 from devstack.pipeline import Pipeline, isolated_settings
 from events.base import Event
 from events.chunks import DocumentChunked
@@ -37,7 +38,6 @@ from streams.chunker.kb import chunk_kb_article
 from streams.documenter.documenter import Documenter, make_provider
 from streams.documenter.lane import DocumenterLane
 from streams.embedder.model import Embedder
-from tests.api.demo import SCHEMA_SQL, Demo, embeddings, fresh_database
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = ROOT / "tests" / "eval"

@@ -12,6 +12,8 @@ from typing import Any
 import httpx
 from rich.console import Console
 
+from devstack.deployment import AUTH, KEYS
+from devstack.served import ThreadedServer
 from projections.index import index_from_settings, ranking
 from projections.index.port import Kind, SearchMode
 from scripts.eval import calibrate, corpus, loco
@@ -19,7 +21,6 @@ from scripts.eval.corpora import Corpus, all_corpora
 from scripts.eval.metrics import by_kind, knowledge_by_kind, misses, wrong_sources
 from scripts.eval.runs import Runner, join_hops, rank_code, rank_tables, sourced
 from streams.embedder.model import Embedder
-from tests.api.conftest import AUTH, KEYS, ThreadedServer
 
 WARM_UP_S = 120
 

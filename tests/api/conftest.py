@@ -1,61 +1,20 @@
-"""One demo deployment for the API tests: data on Tansu + PostgreSQL, and the API served
-by a real uvicorn in a thread of its own (its own event loop, stores and query embedder)."""
+"""One demo deployment for the API tests (:mod:`devstack.deployment`): data on Tansu +
+PostgreSQL, and the API served by a real uvicorn in a thread of its own (its own event
+loop, stores and query embedder)."""
 
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
-from api.app import create_app
-from runtime.settings import TribalSettings
+from devstack.deployment import AUTH, KEYS, MODEL, Demo, build_demo
+from devstack.served import ThreadedServer
 from streams.embedder.model import SentenceTransformerEmbedder
-from tests.api.demo import MODEL, Demo, build_demo
-
-KEYS = {"key-default": "default", "key-globex": "globex"}
-AUTH = {"Authorization": "Bearer key-default"}
-OTHER = {"Authorization": "Bearer key-globex"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-class ThreadedServer:
-    """uvicorn serving ``create_app(settings)`` in a thread, lifespan included."""
-
-    def __init__(self, settings: TribalSettings) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            create_app(settings), host="127.0.0.1", port=self.port, log_level="warning",
-            lifespan="on",
-        )  # fmt: skip
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> ThreadedServer:
-        self.thread.start()
-        deadline = time.monotonic() + 60
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the API server did not start")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
 
 
 @pytest.fixture(scope="session")

@@ -6,8 +6,8 @@ import httpx
 import pytest
 
 from api.auth import InsecureBindError, check_bind
-from tests.api.conftest import OTHER, ThreadedServer
-from tests.api.demo import ALICE, GROUP
+from devstack.deployment import ALICE, GROUP, OTHER
+from devstack.served import ThreadedServer
 
 READS = [
     ("GET", "/v1/tables/search", {"query": "orders"}),

@@ -13,9 +13,9 @@ from api.services.catalog import get_join_path
 from api.services.context import QueryEmbedder, ServiceContext
 from api.services.knowledge import retrieve_knowledge
 from devstack import Broker
+from devstack.deployment import build_demo
 from projections.index import index_from_settings
 from streams.embedder.model import SentenceTransformerEmbedder
-from tests.api.demo import build_demo
 
 pytestmark = pytest.mark.slow
 

@@ -10,9 +10,9 @@ from uuid import uuid4
 
 import httpx
 
+from devstack.deployment import ACME, ALICE, AUTH, GROUP, Demo, fact
+from devstack.served import ThreadedServer
 from events.facts import RelationshipInvalidated
-from tests.api.conftest import AUTH, ThreadedServer
-from tests.api.demo import ACME, ALICE, GROUP, Demo, fact
 
 
 async def read_events(response: httpx.Response, want: int) -> list[dict[str, Any]]:

@@ -12,9 +12,9 @@ from api.app import create_app
 from api.schemas.knowledge import RetrieveRequest
 from api.services.context import QueryEmbedder, ServiceContext
 from api.services.knowledge import retrieve_knowledge
+from devstack.deployment import Demo
 from projections.index import index_from_settings
 from streams.embedder.model import SentenceTransformerEmbedder
-from tests.api.demo import Demo
 
 FALLBACK = {
     "sources_consulted": [],

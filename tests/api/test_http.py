@@ -15,7 +15,7 @@ from api.schemas.catalog import (
 from api.schemas.code import SearchCodeOutput
 from api.schemas.knowledge import RetrieveResponse
 from api.schemas.memory import GetEntityOutput, SearchMemoryOutput
-from tests.api.demo import ALICE, GROUP, Demo
+from devstack.deployment import ALICE, GROUP, Demo
 
 NOT_HASHING = {
     "intent": "not_hashing",

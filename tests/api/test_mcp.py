@@ -27,8 +27,10 @@ from api.schemas.catalog import (
 from api.schemas.code import SearchCodeOutput
 from api.schemas.knowledge import RetrieveResponse
 from api.schemas.memory import AddMemoryOutput, GetEntityOutput, SearchMemoryOutput
-from tests.api.conftest import AUTH, ThreadedServer, eventually
-from tests.api.demo import ALICE, GROUP, REPO, Demo
+from devstack.deployment import ALICE, AUTH, GROUP, Demo
+from devstack.pipeline import REPO
+from devstack.served import ThreadedServer
+from tests.api.conftest import eventually
 
 NAMES = {
     "search_tables", "get_table_schema", "get_join_path", "get_domain_overview", "list_domains",

@@ -18,6 +18,7 @@ from api.auth import ANY_TENANT
 from api.schemas.memory import SearchMemoryInput, SearchMemoryOutput
 from api.services.context import QueryEmbedder, ServiceContext
 from api.services.memory import best_first, search_memory
+from devstack.memory import HashEmbedder, config, memory
 from events.base import Event
 from events.memory import TurnRecorded, episode_id_for
 from projections.base import Applied
@@ -27,7 +28,6 @@ from projections.index.port import Hit, IndexedObject, Kind
 from projections.index.projection import IndexProjection
 from runtime.settings import TribalSettings
 from streams.memory.config import SummarizationConfig
-from tests.memory.helpers import HashEmbedder, config, memory
 from tests.memory.test_event_time import turns, week
 from tests.projections.test_runner import fresh_database
 

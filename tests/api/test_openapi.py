@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 
 from api.app import VERSION
 from api.openapi import openapi_document
-from tests.api.conftest import AUTH, ThreadedServer
+from devstack.deployment import AUTH
+from devstack.served import ThreadedServer
 
 schemathesis = pytest.importorskip("schemathesis")  # only when schemathesis is missing
 

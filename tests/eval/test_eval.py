@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from devstack.deployment import MODEL
 from scripts.eval.corpora import all_corpora
 from scripts.eval.evaluate import evaluate
 from streams.embedder.model import SentenceTransformerEmbedder
-from tests.api.demo import MODEL
 
 pytestmark = pytest.mark.slow
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+from devstack.memory import conversation, memory
 from events.facts import (
     EntitiesExtracted,
     EntityMerged,
     RelationshipAsserted,
     RelationshipInvalidated,
 )
-from tests.memory.helpers import conversation, memory
 
 EXPECTED_ENTITIES = [
     ("address", "12 Oak Street"),

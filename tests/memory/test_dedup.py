@@ -7,10 +7,10 @@ from uuid import uuid4
 
 import pytest
 
+from devstack.memory import HashEmbedder
 from events.facts import Entity
 from streams.memory.config import EntityDeduplicationConfig
 from streams.memory.dedup import EntityDeduplicator, merge_entities
-from tests.memory.helpers import HashEmbedder
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 G = "acme:s1"

@@ -11,6 +11,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 import pytest
 
+from devstack.memory import Memory, config, memory
 from events.base import Event
 from events.facts import RelationshipAsserted, RelationshipInvalidated
 from events.memory import TurnRecorded
@@ -18,7 +19,6 @@ from projections.base import Applied
 from projections.graph import GraphProjection, graph_projection
 from projections.graph import queries as q
 from streams.memory.config import SummarizationConfig
-from tests.memory.helpers import Memory, config, memory
 from tests.projections.test_runner import fresh_database
 
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)

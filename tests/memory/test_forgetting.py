@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from devstack.memory import conversation, memory
 from events.facts import EntitiesExtracted
 from events.memory import EpisodeRecorded, MemoryForgotten
 from streams.memory.episoder import Episoder
-from tests.memory.helpers import conversation, memory
 
 A, A2, B = "acme:s1", "acme:s2", "globex:s1"
 

@@ -9,12 +9,12 @@ from uuid import UUID
 import asyncpg
 import pytest
 
+from devstack.memory import conversation, memory
 from events.base import Event
 from events.facts import EntitiesExtracted, EntityMerged, RelationshipAsserted
 from events.memory import EpisodeRecorded, TurnRecorded
 from projections.graph import GraphProjection, graph_projection
 from projections.graph import queries as q
-from tests.memory.helpers import conversation, memory
 from tests.projections.test_graph import Feed
 from tests.projections.test_runner import fresh_database
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from uuid import NAMESPACE_URL, uuid5
 
+from devstack.memory import memory
 from events.facts import RelationshipAsserted
 from events.memory import TurnRecorded
 from streams.memory.episoder import turn_content
-from tests.memory.helpers import memory
 
 START = datetime(2025, 5, 1, 18, 0, tzinfo=UTC)
 

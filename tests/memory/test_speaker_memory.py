@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from uuid import NAMESPACE_URL, uuid5
 
+from devstack.memory import memory
 from events.facts import EntitiesExtracted, RelationshipAsserted, RelationshipInvalidated
 from events.memory import TurnRecorded
-from tests.memory.helpers import memory
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 TURNS = [

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from devstack import Broker
+from devstack.memory import GAZETTEER, conversation, memory
 from devstack.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings
 from events.facts import EntitiesExtracted
 from events.memory import EpisodeRecorded, MemoryForgotten, SummaryCreated, episode_id_for
 from runtime.topics import TOPICS_BY_NAME
 from streams.memory.config import MemoryIngestionConfig
-from tests.memory.helpers import GAZETTEER, conversation, memory
 
 pytestmark = pytest.mark.slow
 

@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from devstack.pipeline import Pipeline, eventually, isolated_settings
+from devstack.served import ThreadedServer
 from events.deadletter import DeadLettered
 from events.memory import EpisodeRecorded
 from projections.deadletters import DeadLetterProjection
@@ -30,7 +31,6 @@ from projections.index.projection import IndexProjection
 from projections.index.weaviate import WeaviateIndex
 from projections.runner import ProjectionRunner
 from streams.failures import FailureKind, classify
-from tests.api.conftest import ThreadedServer
 from tests.projections.test_index_events import MODEL
 from tests.projections.test_runner import dead, fresh_database
 

@@ -1,14 +1,6 @@
 """Fuzzed end to end: generated hostile inputs on every surface, and what must come of them.
 
-- ``hostile``: the hostile vocabulary (text, ids, metadata), as hypothesis strategies and
-  as seeded-random draws;
-- ``inputs``: one input per surface (HTTP, MCP, schema registry, raw records) and how each
-  is built; ``strategies`` (hypothesis) and ``mixes`` (the worst by name, and seeded-random
-  mixes of any size) make them;
-- ``answers``: an edge's answer sorted into a ledger entry; ``ledger``: what each input
-  came to (accepted, refused, dead-lettered, landed) and the accounting over a pipeline;
-- ``stack``: a real worker, projections and API on the test services, and the driver that
-  sends inputs to them; ``profile``: how many examples.
-
-``scripts/bench_fuzz.py`` reuses them.
+The inputs, the ledger and the stack live in :mod:`devstack.fuzz` (the fuzz benchmark
+drives them too); here are the hypothesis ``strategies`` that make inputs, the
+``profile`` (how many examples) and the tests.
 """

@@ -11,9 +11,7 @@ from urllib.parse import quote
 
 from hypothesis import strategies as st
 
-from events.limits import QUERY_MAX, RETRIEVE_MESSAGE_MAX
-from events.types import GROUP_ID_PATTERN, TENANT_PATTERN
-from tests.reliability.fuzz.hostile import (
+from devstack.fuzz.hostile import (
     ID_CHARS,
     clean_texts,
     hostile_group_ids,
@@ -23,7 +21,7 @@ from tests.reliability.fuzz.hostile import (
     json_values,
     valid_ids,
 )
-from tests.reliability.fuzz.inputs import (
+from devstack.fuzz.inputs import (
     MALFORMED_BODIES,
     MCP_OTHER,
     MCP_REQUIRED,
@@ -54,6 +52,8 @@ from tests.reliability.fuzz.inputs import (
     wire_text,
     wire_turn,
 )
+from events.limits import QUERY_MAX, RETRIEVE_MESSAGE_MAX
+from events.types import GROUP_ID_PATTERN, TENANT_PATTERN
 
 _VALID_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 _VALID_TARGET = {"tenant": re.compile(TENANT_PATTERN), "group": re.compile(GROUP_ID_PATTERN)}

@@ -27,6 +27,9 @@ from api.memory import memory_routes
 from api.routes import v1_routes
 from api.schema_registry import create_schema_registry_app
 from api.services.context import ServiceContext
+from devstack.fuzz.answers import Sent, classify_http, classify_mcp, classify_registry
+from devstack.fuzz.inputs import HttpCall, McpCall, Raw, RegistryCall, encode_recipe
+from devstack.fuzz.ledger import InRegistry
 from events.base import Event
 from events.deadletter import DeadLettered
 from events.kb import KbArticleDeleted, KbArticleUpserted
@@ -38,9 +41,6 @@ from sources.sink import MemorySink
 from sources.turns import MemoryIngestor
 from streams.chunker.kb import chunk_kb_article
 from streams.wiring import Handler
-from tests.reliability.fuzz.answers import Sent, classify_http, classify_mcp, classify_registry
-from tests.reliability.fuzz.inputs import HttpCall, McpCall, Raw, RegistryCall, encode_recipe
-from tests.reliability.fuzz.ledger import InRegistry
 from tests.reliability.fuzz.profile import EDGE
 from tests.reliability.fuzz.strategies import (
     hostile_events,
@@ -264,7 +264,7 @@ def _decoded(serde: EventSerde, value: bytes) -> tuple[Event | None, str | None]
 def test_the_generators_reach_every_surface_of_the_app() -> None:
     """Every write route and MCP tool the app serves is one the generators aim at."""
     from api.mcp_server import TOOLS
-    from tests.reliability.fuzz.inputs import MCP_TEXT
+    from devstack.fuzz.inputs import MCP_TEXT
 
     assert set(MCP_TEXT) == {name for name, *_ in TOOLS}
     app_routes = {getattr(r, "path", "") for r in memory_routes(lambda: None)}

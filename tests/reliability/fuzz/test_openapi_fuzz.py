@@ -30,11 +30,11 @@ from api.memory import memory_routes
 from api.openapi import openapi_document
 from api.routes import v1_routes
 from api.services.context import ServiceContext, close_context, open_context
+from devstack.fuzz.answers import agent_error
 from projections.registry import projections_for
 from runtime.settings import TribalSettings
 from sources.sink import MemorySink
 from sources.turns import MemoryIngestor
-from tests.reliability.fuzz.answers import agent_error
 from tests.reliability.fuzz.profile import OPENAPI
 
 schemathesis = pytest.importorskip("schemathesis")

@@ -38,13 +38,13 @@ import pytest
 from hypothesis import given
 from hypothesis.errors import Unsatisfiable
 
+from devstack.fuzz.answers import agent_error
+from devstack.fuzz.inputs import SOURCE_TOPICS, Bytes, Input, Raw, register
+from devstack.fuzz.ledger import Ledger, describe, settle
+from devstack.fuzz.mixes import RandomMix, named_mix
+from devstack.fuzz.stack import Driver, FuzzStack
 from streams.deadletter_ops import read_dead_letters
-from tests.reliability.fuzz.answers import agent_error
-from tests.reliability.fuzz.inputs import SOURCE_TOPICS, Bytes, Input, Raw, register
-from tests.reliability.fuzz.ledger import Ledger, describe, settle
-from tests.reliability.fuzz.mixes import RandomMix, named_mix
 from tests.reliability.fuzz.profile import OPENAPI, PIPELINE
-from tests.reliability.fuzz.stack import Driver, FuzzStack
 from tests.reliability.fuzz.strategies import mixes
 
 pytestmark = pytest.mark.slow

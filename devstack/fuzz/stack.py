@@ -6,8 +6,8 @@ MCP at ``/mcp``, the schema registry at ``/schema-registry``), on a Kafka-API br
 fresh PostgreSQL database with pgvector and, optionally, Weaviate as the search index.
 Topics and the consumer group carry a prefix no other run shares.
 
-:class:`Driver` sends an :mod:`~tests.reliability.fuzz.inputs` input to its surface and
-returns the :class:`~tests.reliability.fuzz.ledger.Entry` of what the edge answered.
+:class:`Driver` sends an :mod:`~devstack.fuzz.inputs` input to its surface and
+returns the :class:`~devstack.fuzz.ledger.Entry` of what the edge answered.
 """
 
 from __future__ import annotations
@@ -31,11 +31,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from devstack.endpoints import WeaviateEndpoint
-from devstack.pipeline import REPO, Pipeline, isolated_settings, settings_env
-from projections.index import index_from_settings
-from projections.index.port import Kind, SearchIndex
-from runtime.embedded.process import ChildProcess, free_port
-from tests.reliability.fuzz.answers import (
+from devstack.fuzz.answers import (
     Sent,
     classify_http,
     classify_mcp,
@@ -43,7 +39,7 @@ from tests.reliability.fuzz.answers import (
     raw_entry,
     receipt_entry,
 )
-from tests.reliability.fuzz.inputs import (
+from devstack.fuzz.inputs import (
     ForgetTarget,
     HttpCall,
     Input,
@@ -55,7 +51,7 @@ from tests.reliability.fuzz.inputs import (
     wire_file,
     wire_table,
 )
-from tests.reliability.fuzz.ledger import (
+from devstack.fuzz.ledger import (
     Entry,
     InIndex,
     Ledger,
@@ -63,6 +59,10 @@ from tests.reliability.fuzz.ledger import (
     at,
     index_probe,
 )
+from devstack.pipeline import REPO, Pipeline, isolated_settings, settings_env
+from projections.index import index_from_settings
+from projections.index.port import Kind, SearchIndex
+from runtime.embedded.process import ChildProcess, free_port
 
 ANSWER_WITHIN_S = 30.0
 """An edge that has not answered in this long is hung."""

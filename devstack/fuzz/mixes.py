@@ -9,11 +9,8 @@ import random
 from typing import Any
 from urllib.parse import quote
 
-from events.limits import RETRIEVE_MESSAGE_MAX
-from events.memory import TurnRecorded
-from events.schemas import default_contracts
-from tests.reliability.fuzz.hostile import ODD, WORDS, Draw, huge
-from tests.reliability.fuzz.inputs import (
+from devstack.fuzz.hostile import ODD, WORDS, Draw, huge
+from devstack.fuzz.inputs import (
     MALFORMED_BODIES,
     MCP_OTHER,
     MCP_REQUIRED,
@@ -40,6 +37,9 @@ from tests.reliability.fuzz.inputs import (
     wire_table,
     wire_turn,
 )
+from events.limits import RETRIEVE_MESSAGE_MAX
+from events.memory import TurnRecorded
+from events.schemas import default_contracts
 
 
 def named_mix(tag: str) -> list[Input]:

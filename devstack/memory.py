@@ -1,4 +1,5 @@
-"""Shared pieces of the memory tests: the scripted conversation and a tiny embedder."""
+"""The memory processors wired in-process (no broker), the scripted 200-turn support
+conversation and a tiny deterministic embedder: for the memory tests and benchmark."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Demo data for the API tests and the benchmark: the 24-table store schema, documented,
-20 help-desk articles, a few code chunks and a conversation's facts, all produced to a
-broker and folded into the catalog, index and graph by real projection runners."""
+"""The demo deployment of the API tests, the eval and the API benchmark: the 24-table
+store schema, documented, 20 help-desk articles, a few code chunks and a conversation's
+facts, all produced to a broker and folded into the catalog, index and graph by real
+projection runners. Two tenants hold API keys (``KEYS``)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,11 @@ from uuid import UUID, uuid5
 import asyncpg
 
 from demo import DATA
+from devstack.code_samples import code_docs
 from devstack.pipeline import Pipeline, isolated_settings
 from events.base import Event
 from events.chunks import Chunk, ChunksEmbedded, DocumentChunked
-from events.documents import (
-    DomainDocumented,
-    TableDocumented,
-)
+from events.documents import DomainDocumented, TableDocumented
 from events.facts import EntitiesExtracted, Entity, RelationshipAsserted
 from projections.base import Projection
 from projections.catalog import catalog_projection
@@ -35,13 +34,15 @@ from streams.documenter.lane import DocumenterLane
 from streams.embedder.cache import MemoryEmbeddingCache
 from streams.embedder.embed import DocumentEmbedder
 from streams.embedder.model import Embedder
-from tests.api.code_samples import code_docs
 
-REPO = Path(__file__).resolve().parents[2]
 SCHEMA_SQL = DATA / "schema.sql"
-HELPDESK = REPO / "tests" / "sources" / "kb_fixtures" / "helpdesk.json"
+HELPDESK = DATA / "helpdesk.json"
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 GROUP = "default:demo-session"
+KEYS = {"key-default": "default", "key-globex": "globex"}
+"""API keys of the deployment's two tenants (pass ``api_keys=KEYS`` to :func:`build_demo`)."""
+AUTH = {"Authorization": "Bearer key-default"}
+OTHER = {"Authorization": "Bearer key-globex"}
 NS = UUID("6f1c1f0e-3c5e-4b9e-9d7a-0a1b2c3d4e5f")
 ALICE, ACME, APOLLO = (uuid5(NS, n) for n in ("alice", "acme", "apollo"))
 OCCURRED = datetime(2025, 1, 1, tzinfo=UTC)

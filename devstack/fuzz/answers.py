@@ -12,10 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from events.serde import DecodeError, EventSerde
-from projections.index.port import Kind
-from tests.reliability.fuzz.inputs import McpCall, RegistryCall
-from tests.reliability.fuzz.ledger import (
+from devstack.fuzz.inputs import McpCall, RegistryCall
+from devstack.fuzz.ledger import (
     Entry,
     Expectation,
     InIndex,
@@ -24,6 +22,8 @@ from tests.reliability.fuzz.ledger import (
     event_ids,
     expectations,
 )
+from events.serde import DecodeError, EventSerde
+from projections.index.port import Kind
 
 
 @dataclass

@@ -166,24 +166,25 @@ def as_json(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=True).encode()
 
 
-def turn(body: Any) -> HttpCall:
+def _post(surface: str, path: str, body: Any) -> HttpCall:
     raw = body if isinstance(body, bytes) else as_json(body)
-    return HttpCall("http:turns", "POST", "/v1/memory/turns", raw)
+    return HttpCall(surface, "POST", path, raw)
+
+
+def turn(body: Any) -> HttpCall:
+    return _post("http:turns", "/v1/memory/turns", body)
 
 
 def imported(body: Any) -> HttpCall:
-    raw = body if isinstance(body, bytes) else as_json(body)
-    return HttpCall("http:import", "POST", "/v1/memory/import", raw)
+    return _post("http:import", "/v1/memory/import", body)
 
 
 def event(body: Any) -> HttpCall:
-    raw = body if isinstance(body, bytes) else as_json(body)
-    return HttpCall("http:events", "POST", "/v1/memory/events", raw)
+    return _post("http:events", "/v1/memory/events", body)
 
 
 def retrieve(body: Any) -> HttpCall:
-    raw = body if isinstance(body, bytes) else as_json(body)
-    return HttpCall("http:retrieve", "POST", "/v1/retrieve", raw)
+    return _post("http:retrieve", "/v1/retrieve", body)
 
 
 def forget(body: dict[str, Any], target: ForgetTarget | None) -> HttpCall:

@@ -70,7 +70,15 @@ TOPICS: tuple[TopicSpec, ...] = (
     TopicSpec("deadletter", "original key", ("DeadLettered",), True, partitions=1),
 )
 
-TOPICS_BY_NAME = {t.name: t for t in TOPICS}
+LANES: tuple[TopicSpec, ...] = (
+    # A database's schema events re-keyed by tenant/database, so that one worker folds
+    # the whole database in order (the documenter's lane); kept forever, like its source.
+    TopicSpec("documenter.by-database", "tenant/database", ("TableObserved", "TableDropped"), True),
+)
+"""Topics agents keep for themselves: created by the worker that reads them, and read by
+no projection."""
+
+TOPICS_BY_NAME = {t.name: t for t in (*TOPICS, *LANES)}
 
 
 def topic(name: str, settings: TribalSettings) -> str:

@@ -7,13 +7,13 @@ from events.documents import DomainDocumented, TableDocumented
 from events.files import FileChanged, FileDeleted, FileSkipped
 from events.kb import KbArticleDeleted, KbArticleUpserted
 from runtime.settings import TribalSettings
-from streams.app import AgentSpec
 from streams.chunker.defaults import default_registry
 from streams.chunker.files import FileChunker
 from streams.chunker.kb import chunk_kb_article
 from streams.documenter.agent import documenter_spec
 from streams.embedder.agent import EmbedderProcessor
 from streams.memory.agents import memory_agents
+from streams.spec import AgentSpec
 
 
 def agents_for(settings: TribalSettings) -> list[AgentSpec]:

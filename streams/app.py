@@ -10,7 +10,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import faust
@@ -27,9 +26,11 @@ from runtime.observability.metrics import (
 from runtime.observability.progress import ROLES, role_group
 from runtime.observability.tracing import configure_tracing, inject_headers, span
 from runtime.settings import TribalSettings, get_settings
-from runtime.topics import ensure_topics, topic
+from runtime.topics import LANES, ensure_topics, topic
+from streams.agents import agents_for
 from streams.faust_compat import quiet_monitor, set_fetch_max_wait
-from streams.wiring import BatchProcessor, Handler, Incoming, Processor, Record
+from streams.spec import AgentSpec, Regroup
+from streams.wiring import Emit, Handler, Incoming, Record
 
 log = logging.getLogger(__name__)
 
@@ -38,32 +39,8 @@ TAIL_GAP_S = 0.5
 to the same load."""
 
 
-@dataclass(frozen=True)
-class AgentSpec:
-    """Wires ``processor`` from the source topic ``source`` (short name)."""
-
-    name: str
-    source: str
-    processor: Processor | BatchProcessor
-    accepts: tuple[type[Event], ...]
-    concurrency: int = 1
-    batch: tuple[int, float] | None = None
-    """``(max events, max seconds)``: hand the processor lists of events (Faust's
-    ``take_events``) instead of one event at a time."""
-    bulk: str | None = None
-    """The bulk lane (a short topic name): records read ``settings.bulk_backlog`` or more
-    behind the end of their partition are passed there unprocessed, for an agent whose
-    work yields to this one's (see :class:`streams.embedder.model.ModelLock`)."""
-    wire: Callable[[faust.App, AgentSpec, EventSerde, TribalSettings], None] | None = None
-    """Custom wiring for an agent that is more than one processor call per record (the
-    documenter re-keys onto its own lane topic and keeps state); it replaces
-    :func:`_wire` for this spec and must keep dead-lettering bad records."""
-
-
 def default_agents(settings: TribalSettings, role: str = "all") -> list[AgentSpec]:
     """The processors a Tribal worker of ``role`` runs (``all``: every one)."""
-    from streams.agents import agents_for
-
     specs = agents_for(settings)
     if role == "all":
         return specs
@@ -112,20 +89,59 @@ def create_app(
 
 
 def _wire(app: faust.App, spec: AgentSpec, serde: EventSerde, settings: TribalSettings) -> None:
-    if spec.wire is not None:
-        spec.wire(app, spec, serde, settings)
-        return
+    """The agent of ``spec``, behind its router when it reads a lane topic of its own."""
+    source = spec.source
+    if spec.regroup is not None:
+        route = _router(spec.regroup)
+        router = Handler(f"{spec.name}_router", route, spec.accepts, serde, settings)
+        _agent(app, router, source, settings)
+        source = spec.regroup.topic
     handler = Handler(spec.name, spec.processor, spec.accepts, serde, settings)
-    source = app.topic(
-        topic(spec.source, settings),
+    behind = _bulk_lane(app, spec, settings)
+    _agent(app, handler, source, settings, spec.batch, behind, spec.concurrency)
+
+
+def _router(regroup: Regroup) -> Callable[[Event], list[Emit]]:
+    def route(event: Event) -> list[Emit]:
+        return [Emit(regroup.topic, regroup.key(event), event)]
+
+    return route
+
+
+def _channel(app: faust.App, short: str, settings: TribalSettings) -> Any:
+    """The Faust channel of ``short``, raw bytes in; a lane topic is the worker's to create."""
+    lane = next((t for t in LANES if t.name == short), None)
+    extra: dict[str, Any] = {}
+    if lane is not None:
+        extra = {
+            "internal": True,
+            "partitions": lane.partition_count(settings),
+            "config": lane.config(settings),
+        }
+    return app.topic(
+        topic(short, settings),
         key_type=bytes,
         value_type=bytes,
         key_serializer="raw",
         value_serializer="raw",
+        **extra,
     )
 
-    processed = EVENTS_PROCESSED.labels(agent=spec.name, topic=spec.source)
-    latency = PROCESSING_LATENCY.labels(agent=spec.name)
+
+def _agent(
+    app: faust.App,
+    handler: Handler,
+    source: str,
+    settings: TribalSettings,
+    batch: tuple[int, float] | None = None,
+    behind: Callable[[list[Any]], Awaitable[list[Any]]] | None = None,
+    concurrency: int = 1,
+) -> None:
+    """A Faust agent that hands ``source``'s records to ``handler``, one at a time or in
+    batches of ``batch`` (``behind`` first passes a bulk load's records on)."""
+    name = handler.name
+    processed = EVENTS_PROCESSED.labels(agent=name, topic=source)
+    latency = PROCESSING_LATENCY.labels(agent=name)
 
     async def produce(records: list[Record]) -> None:
         headers = inject_headers()  # the derived records continue this trace
@@ -144,49 +160,46 @@ def _wire(app: faust.App, spec: AgentSpec, serde: EventSerde, settings: TribalSe
         async for event in stream.events():
             msg = event.message
             t0 = time.perf_counter()
-            with span(f"agent.{spec.name}", _headers(msg), offset=msg.offset, topic=msg.topic):
+            with span(f"agent.{name}", _headers(msg), offset=msg.offset, topic=msg.topic):
                 await produce(
                     await handler.handle(msg.topic, msg.partition, msg.offset, msg.key, msg.value)
                 )
             processed.inc()
             latency.observe((time.perf_counter() - t0) * 1000)
 
-    behind = _bulk_lane(app, spec, settings)
-
     async def batch_agent(stream: Any) -> None:
-        assert spec.batch is not None
-        size, within = spec.batch
+        assert batch is not None
+        size, within = batch
         async for events in stream.take_events(size, within=within):
-            messages = await behind([e.message for e in events])
+            messages = [e.message for e in events]
+            if behind is not None:
+                messages = await behind(messages)
             if not messages:
                 continue
-            batch = [Incoming(m.topic, m.partition, m.offset, m.key, m.value) for m in messages]
+            records = [Incoming(m.topic, m.partition, m.offset, m.key, m.value) for m in messages]
             t0 = time.perf_counter()
             # One span per batch, in the trace of its first record.
             first = _headers(messages[0]) if messages else None
-            with span(f"agent.{spec.name}", first, batch_size=len(batch)):
-                await produce(await handler.handle_batch(batch))
-            processed.inc(len(batch))
-            latency.observe((time.perf_counter() - t0) * 1000 / max(1, len(batch)))
+            with span(f"agent.{name}", first, batch_size=len(records)):
+                await produce(await handler.handle_batch(records))
+            processed.inc(len(records))
+            latency.observe((time.perf_counter() - t0) * 1000 / max(1, len(records)))
 
-    chosen = batch_agent if spec.batch else agent
-
-    chosen.__name__ = spec.name
-    chosen.__qualname__ = spec.name
-    app.agent(source, name=spec.name, concurrency=spec.concurrency, sink=None)(chosen)
+    chosen = batch_agent if batch else agent
+    chosen.__name__ = chosen.__qualname__ = name
+    app.agent(_channel(app, source, settings), name=name, concurrency=concurrency, sink=None)(
+        chosen
+    )
 
 
 def _bulk_lane(
     app: faust.App, spec: AgentSpec, settings: TribalSettings
-) -> Callable[[list[Any]], Awaitable[list[Any]]]:
-    """What passes a bulk load's messages on to ``spec.bulk`` and returns the live rest."""
+) -> Callable[[list[Any]], Awaitable[list[Any]]] | None:
+    """What passes a bulk load's messages on to ``spec.bulk`` and returns the live rest
+    (``None``: the agent has no bulk lane)."""
     backlog = settings.bulk_backlog
     if spec.bulk is None or backlog <= 0:
-
-        async def everything(messages: list[Any]) -> list[Any]:
-            return messages
-
-        return everything
+        return None
     lane = topic(spec.bulk, settings)
     passed = EVENTS_EMITTED.labels(topic=lane)
     # Per partition, the produce time of the last record passed on: a record produced

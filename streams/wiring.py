@@ -6,12 +6,17 @@ dead-letter rules are tested without Kafka.
 
 A processor is a function of one event (or, for batching agents, of a list of events)
 that returns the derived events; it may be ``async`` when it waits on I/O or a model.
+A :class:`Lane` is a batch processor with state folded from its own log (the documenter,
+the memory agents): the same Handler retries it, isolates a bad record and dead-letters
+it.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +24,7 @@ from typing import Any
 from events.base import Event
 from events.deadletter import DeadLettered
 from events.serde import DecodeError, EventSerde
+from runtime.kafka_log import LogRecord
 from runtime.observability.metrics import DEAD_LETTERS
 from runtime.settings import TribalSettings
 from runtime.topics import topic
@@ -79,6 +85,44 @@ class ProcessingError(Exception):
         self.message = message
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """Work a lane refused as data for one of its records: dead-lettered with ``code``."""
+
+    record: LogRecord
+    code: str
+    message: str
+
+
+class Lane(ABC):
+    """A batch processor whose state is a fold of the records it reads, per partition.
+
+    It reads its own log to rebuild that state (:mod:`streams.lane` holds what every lane
+    shares), so it must be told which broker and serde it runs with (:meth:`bind`), when
+    its state cannot be trusted (:meth:`forget`) and which records never to fold again
+    (:meth:`poison`).
+    """
+
+    @abstractmethod
+    def bind(self, serde: EventSerde, settings: TribalSettings) -> None:
+        """Decode with ``serde`` and read the lane's log from the broker of ``settings``."""
+
+    @abstractmethod
+    async def handle(self, records: Sequence[LogRecord]) -> Sequence[Emit | Refusal]:
+        """What a batch of records implies (any partitions, each in log order).
+
+        Raises when the batch cannot be done; the state may then be half-advanced, and
+        the caller calls :meth:`forget` before trying again."""
+
+    @abstractmethod
+    def forget(self, partitions: Sequence[int]) -> None:
+        """Drop the state of ``partitions``: the next batch rebuilds it from the log."""
+
+    @abstractmethod
+    def poison(self, record: LogRecord) -> None:
+        """``record`` failed alone and is dead-lettered: never fold it again."""
+
+
 async def _call(fn: Callable[[Any], Any], arg: Any) -> list[Emit]:
     out = fn(arg)
     if inspect.isawaitable(out):
@@ -87,12 +131,12 @@ async def _call(fn: Callable[[Any], Any], arg: Any) -> list[Emit]:
 
 
 class Handler:
-    """Runs one processor over raw records from one source topic."""
+    """Runs one processor (or lane) over raw records from one source topic."""
 
     def __init__(
         self,
         name: str,
-        processor: Processor | BatchProcessor,
+        processor: Processor | BatchProcessor | Lane,
         accepts: tuple[type[Event], ...],
         serde: EventSerde,
         settings: TribalSettings,
@@ -103,6 +147,8 @@ class Handler:
         self.serde = serde
         self.settings = settings
         self._deadletter_topic = topic("deadletter", settings)
+        if isinstance(processor, Lane):
+            processor.bind(serde, settings)
 
     def _decode(self, rec: Incoming) -> Event:
         event = self.serde.decode(rec.value or b"")
@@ -116,8 +162,10 @@ class Handler:
         return event
 
     async def _retrying(self, arg: Any, unknown_attempts: int | None = None) -> list[Emit]:
+        processor = self.processor
+        assert not isinstance(processor, Lane), "a lane takes batches (handle_batch)"
         return await with_retries(
-            lambda: _call(self.processor, arg),
+            lambda: _call(processor, arg),
             unknown_attempts=unknown_attempts or self.settings.unknown_failure_attempts,
             transient_budget_s=self.settings.transient_retry_s,
         )
@@ -143,6 +191,8 @@ class Handler:
         If the batch processor fails for a reason that is not transient, each event is
         retried alone so that one poison event costs only itself.
         """
+        if isinstance(self.processor, Lane):
+            return await self._handle_lane(self.processor, batch)
         good: list[tuple[Incoming, Event]] = []
         out: list[Record] = []
         for rec in batch:
@@ -165,6 +215,41 @@ class Handler:
                 except Exception as exc:
                     out.append(self._dead(rec, exc))
             return out
+
+    async def _handle_lane(self, lane: Lane, batch: Sequence[Incoming]) -> list[Record]:
+        """Records for a batch of a lane's records; the lane decodes them itself.
+
+        A failing batch is halved until the bad record stands alone (each retry rebuilds
+        the lane's state from the log); that record is dead-lettered and poisoned, so no
+        later fold or rebuild meets it again. Transient failures are retried first and,
+        past their budget, cost the whole batch (kept in the dead letters for a re-drive).
+        """
+        records = [LogRecord(r.partition, r.offset, r.key, r.value) for r in batch]
+        partitions = sorted({r.partition for r in batch})
+        try:
+            outcome = await with_retries(
+                functools.partial(lane.handle, records),
+                unknown_attempts=1 if len(batch) > 1 else self.settings.unknown_failure_attempts,
+                transient_budget_s=self.settings.transient_retry_s,
+                before_retry=functools.partial(lane.forget, partitions),
+            )
+        except Exception as exc:  # a bug must not stop the lane; the log keeps all
+            lane.forget(partitions)
+            if len(batch) > 1 and classify(exc).kind is not FailureKind.TRANSIENT:
+                mid = len(batch) // 2
+                return await self._handle_lane(lane, batch[:mid]) + await self._handle_lane(
+                    lane, batch[mid:]
+                )
+            if len(batch) == 1:
+                lane.poison(records[0])
+            return [self._dead(rec, exc) for rec in batch]
+        at = {(r.partition, r.offset): r for r in batch}
+        return [
+            self._dead(at[o.record.partition, o.record.offset], ProcessingError(o.code, o.message))
+            if isinstance(o, Refusal)
+            else self._encode(o)
+            for o in outcome
+        ]
 
     def _encode(self, emit: Emit) -> Record:
         full = topic(emit.topic, self.settings)

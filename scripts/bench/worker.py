@@ -56,7 +56,8 @@ def run_faust(settings: TribalSettings, overrides: dict[str, Any]) -> None:
 
     use_fast_event_loop()
 
-    from streams.app import AgentSpec, create_app
+    from streams.app import create_app
+    from streams.spec import AgentSpec
 
     overrides = dict(overrides)
     batch = overrides.pop(BATCH_KEY, None)

@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 
 from events.base import Event
 from events.schema import TableDropped, TableObserved
 from events.serde import EventSerde
-from runtime.kafka_log import LogRecord
+from runtime.kafka_log import LogRecord, read_range
+from runtime.settings import TribalSettings
+from runtime.topics import topic
 from streams.documenter.documenter import DOCUMENTED, Documenter
 from streams.documenter.state import SchemaEvent, SchemaState, advance_lane, lane_key
-from streams.wiring import Emit
+from streams.lane import Outcome, PartitionLane
+from streams.wiring import Emit, Refusal
 
 log = logging.getLogger(__name__)
 
@@ -39,112 +41,72 @@ Reader = Callable[[int, int, int], Awaitable[list[LogRecord]]]
 """(partition, start, stop) → the lane's records in ``[start, stop)``."""
 
 
-@dataclass
-class PartitionState:
-    states: dict[str, SchemaState] = field(default_factory=dict)
-    next_offset: int = 0
-
-
-@dataclass(frozen=True)
-class Failure:
-    """Something could not be documented; the lane record that triggered it."""
-
-    record: LogRecord
-    code: str
-    message: str
-
-
-def schema_events(serde: EventSerde, records: Sequence[LogRecord]) -> list[SchemaEvent]:
-    """Decodable schema events of ``records``; anything else was dead-lettered upstream."""
-    out: list[SchemaEvent] = []
-    for r in records:
-        try:
-            event = serde.decode(r.value or b"")
-        except Exception:
-            continue
-        if isinstance(event, TableObserved | TableDropped):
-            out.append(event)
-    return out
-
-
-class DocumenterLane:
+class DocumenterLane(PartitionLane):
     """Folds lane records into per-partition state and documents what changed."""
 
-    def __init__(
-        self,
-        documenter: Documenter,
-        serde: EventSerde | None = None,
-        reader: Reader | None = None,
-    ) -> None:
+    def __init__(self, documenter: Documenter, reader: Reader | None = None) -> None:
+        super().__init__()
         self.documenter = documenter
-        self.serde = serde
         self.reader = reader
-        """Both are bound when the lane is wired to Faust; :meth:`process` needs neither."""
-        self.partitions: dict[int, PartitionState] = {}
-        self.rebuilds = 0
+        """Bound when the lane is wired; :meth:`process` needs none."""
+        self.states: dict[int, dict[str, SchemaState]] = {}
 
-    def forget(self, partitions: Sequence[int]) -> None:
-        """Drop cached state, e.g. after a failed batch: it is rebuilt from the log."""
-        for p in partitions:
-            self.partitions.pop(p, None)
+    def bind(self, serde: EventSerde, settings: TribalSettings) -> None:
+        lane = topic(LANE_TOPIC, settings)
 
-    async def _state_at(self, partition: int, offset: int) -> PartitionState:
-        current = self.partitions.get(partition)
-        if current is None or current.next_offset > offset:
-            current, self.rebuilds = PartitionState(), self.rebuilds + 1
-        if current.next_offset < offset:
+        async def reader(partition: int, start: int, stop: int) -> list[LogRecord]:
+            return await read_range(settings.kafka_bootstrap, lane, {partition: (start, stop)})
+
+        self.serde, self.reader = serde, reader
+
+    def schema_events(self, records: Sequence[LogRecord]) -> list[SchemaEvent]:
+        """The schema events of ``records``; anything else was dead-lettered by the router."""
+        return [e for e in self.decode(records) if isinstance(e, TableObserved | TableDropped)]
+
+    async def catch_up(self, partition: int, offset: int) -> Outcome:
+        # Folding needs no LLM: the gap since the state the lane holds (all of the
+        # partition when it holds none, or one past the batch) is read and folded.
+        start = self.next_offset.get(partition)
+        if start is None or start > offset:
+            start, self.states[partition] = 0, {}
+            self.rebuilds += 1
+        if start < offset:
             assert self.reader is not None, "lane not wired"
-            assert self.serde is not None, "lane not wired"
-            gap = await self.reader(partition, current.next_offset, offset)
-            events = schema_events(self.serde, gap)
-            states, _ = advance_lane(current.states, events)
+            gap = self.healthy(await self.reader(partition, start, offset))
+            self.states[partition], _ = advance_lane(
+                self.states[partition], self.schema_events(gap)
+            )
             log.info("lane %d: folded %d records up to %d", partition, len(gap), offset)
-            current = PartitionState(states, offset)
-        return current
+        return []
 
-    async def handle(self, records: Sequence[LogRecord]) -> tuple[list[Emit], list[Failure]]:
-        """Documentation for a batch of lane records (any partitions, each in order)."""
-        emits: list[Emit] = []
-        failures: list[Failure] = []
-        by_partition: dict[int, list[LogRecord]] = {}
-        for r in records:
-            by_partition.setdefault(r.partition, []).append(r)
-        for partition, recs in sorted(by_partition.items()):
-            start = await self._state_at(partition, recs[0].offset)
-            assert self.serde is not None, "lane not wired"
-            decoded = [(r, e) for r in recs for e in schema_events(self.serde, [r])]
-            new_emits, new_failures, states = await self._document(start.states, decoded)
-            emits += new_emits
-            failures += new_failures
-            self.partitions[partition] = PartitionState(states, recs[-1].offset + 1)
-        return emits, failures
+    async def advance(self, partition: int, records: Sequence[LogRecord]) -> Outcome:
+        decoded = [(r, e) for r in records for e in self.schema_events([r])]
+        out, self.states[partition] = await self._document(self.states[partition], decoded)
+        return out
 
     async def process(self, events: Sequence[Event]) -> list[Emit]:
         """Fold ``events`` into partition 0's in-memory state (no log): tests and benches."""
         none = LogRecord(0, -1, None, None)
         fake = [(none, e) for e in events if isinstance(e, TableObserved | TableDropped)]
-        start = self.partitions.get(0, PartitionState())
-        emits, failures, states = await self._document(start.states, fake)
-        self.partitions[0] = PartitionState(states, start.next_offset)
-        if failures:
-            raise RuntimeError("; ".join(f.message for f in failures))
-        return emits
+        out, self.states[0] = await self._document(self.states.get(0, {}), fake)
+        refused = [o.message for o in out if isinstance(o, Refusal)]
+        if refused:
+            raise RuntimeError("; ".join(refused))
+        return [o for o in out if isinstance(o, Emit)]
 
     async def _document(
         self, states: dict[str, SchemaState], decoded: Sequence[tuple[LogRecord, SchemaEvent]]
-    ) -> tuple[list[Emit], list[Failure], dict[str, SchemaState]]:
-        events = [e for _, e in decoded]
-        new_states, changes = advance_lane(states, events)
+    ) -> tuple[list[Emit | Refusal], dict[str, SchemaState]]:
+        new_states, changes = advance_lane(states, [e for _, e in decoded])
         last = {lane_key(e): r for r, e in decoded}
-        emits: list[Emit] = []
-        failures: list[Failure] = []
+        out: list[Emit | Refusal] = []
         for key, change in changes.items():
             if not change:
                 continue
             done = await self.documenter.document(new_states[key], change)
-            emits += [Emit(DOCUMENTED, k, e) for k, e in done.events]
-            failures += [
-                Failure(last[key], "DOCUMENTATION_FAILED", f"{what}: {why}")
+            out += [Emit(DOCUMENTED, k, e) for k, e in done.events]
+            out += [
+                Refusal(last[key], "DOCUMENTATION_FAILED", f"{what}: {why}")
                 for what, why in done.failures
             ]
-        return emits, failures, new_states
+        return out, new_states

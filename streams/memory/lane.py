@@ -14,9 +14,8 @@ re-emitted: nothing is lost and nothing is duplicated.
 
 from __future__ import annotations
 
-import functools
 import logging
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 
 from aiokafka.partitioner import murmur2
@@ -24,11 +23,15 @@ from aiokafka.partitioner import murmur2
 from events.base import Event
 from events.memory import EpisodeRecorded, MemoryForgotten
 from events.serde import EventSerde
-from runtime.kafka_log import LogRecord
-from streams.failures import FailureKind, classify, with_retries
+from runtime.kafka_log import LogRecord, read_range
+from runtime.settings import TribalSettings
+from runtime.topics import TOPICS_BY_NAME, topic
+from streams.lane import PartitionLane
 from streams.wiring import Emit
 
 log = logging.getLogger(__name__)
+
+EPISODES = "memory.episodes"
 
 Reader = Callable[[str, int, int, int | None], Awaitable[list[LogRecord]]]
 """(short topic, episodes partition, start, stop) → records of the groups on that
@@ -40,93 +43,40 @@ def partition_for(key: str, partitions: int) -> int:
     return int(murmur2(key.encode()) & 0x7FFFFFFF) % partitions
 
 
-class MemoryLane(ABC):
-    """Routes batches of episode records to :meth:`process`, rebuilding when needed."""
+class MemoryLane(PartitionLane):
+    """Folds batches of episode records per group, rebuilding a partition when needed."""
 
     output: str
     """Short name of the topic this agent writes (and rebuilds its knowledge from)."""
 
     def __init__(self, partitions: int = 1) -> None:
+        super().__init__()
         self.episode_partitions = partitions
-        self.serde: EventSerde | None = None
         self.reader: Reader | None = None
-        self.next_offset: dict[int, int] = {}
-        self.rebuilds = 0
-        self.poisoned: set[tuple[int, int]] = set()
-        """(partition, offset) of episodes records that failed alone and were
-        dead-lettered: never folded again, not even by a rebuild."""
 
-    def forget(self, partitions: Sequence[int]) -> None:
-        """Drop what is known of ``partitions``: the next batch rebuilds it."""
-        for p in partitions:
-            self.next_offset.pop(p, None)
+    def bind(self, serde: EventSerde, settings: TribalSettings) -> None:
+        async def reader(
+            short: str, partition: int, start: int, stop: int | None
+        ) -> list[LogRecord]:
+            count = TOPICS_BY_NAME[short].partition_count(settings)
+            if short == EPISODES:
+                wanted = {partition: (start, stop)}
+            elif count == self.episode_partitions:  # same key, same partition count
+                wanted = {partition: (0, None)}
+            else:
+                wanted = {q: (0, None) for q in range(count)}
+            records = await read_range(settings.kafka_bootstrap, topic(short, settings), wanted)
+            if short == EPISODES:
+                return records
+            return [r for r in records if r.key and self.owns(r.key.decode(), partition)]
 
-    def _decode(self, records: Sequence[LogRecord]) -> list[Event]:
-        assert self.serde is not None, "lane not wired"
-        out: list[Event] = []
-        for r in records:
-            try:
-                out.append(self.serde.decode(r.value or b""))
-            except Exception:  # dead-lettered by whoever produced it; nothing to fold
-                continue
-        return out
-
-    def _healthy(self, records: Sequence[LogRecord]) -> list[LogRecord]:
-        return [r for r in records if (r.partition, r.offset) not in self.poisoned]
+        self.serde, self.reader = serde, reader
 
     def owns(self, group_id: str, partition: int) -> bool:
         return partition_for(group_id, self.episode_partitions) == partition
 
-    async def handle(self, records: Sequence[LogRecord]) -> list[Emit]:
-        """Outputs for a batch of ``memory.episodes`` records (any partitions)."""
-        emits: list[Emit] = []
-        by_partition: dict[int, list[LogRecord]] = {}
-        for r in records:
-            by_partition.setdefault(r.partition, []).append(r)
-        for p, recs in sorted(by_partition.items()):
-            if self.next_offset.get(p) != recs[0].offset:
-                emits += await self._rebuild(p, recs[0].offset)
-            emits += await self._fold(self._decode(self._healthy(recs)))
-            self.next_offset[p] = recs[-1].offset + 1
-        return emits
-
-    async def handle_isolating(
-        self,
-        records: Sequence[LogRecord],
-        *,
-        unknown_attempts: int,
-        transient_budget_s: float,
-    ) -> tuple[list[Emit], list[tuple[LogRecord, Exception]]]:
-        """:meth:`handle`, and the records that fail on their own instead of raising.
-
-        A failing batch is halved until the bad record stands alone (each retry rebuilds
-        the lane's state from the log); that record is remembered as poisoned, so no
-        later fold or rebuild meets it again. Transient failures are retried first and,
-        past their budget, cost the whole batch (kept in the dead letters for a re-drive).
-        """
-        partitions = sorted({r.partition for r in records})
-        try:
-            emits = await with_retries(
-                functools.partial(self.handle, records),
-                unknown_attempts=1 if len(records) > 1 else unknown_attempts,
-                transient_budget_s=transient_budget_s,
-                before_retry=functools.partial(self.forget, partitions),
-            )
-            return emits, []
-        except Exception as exc:  # a bug must not stop the lane; the log keeps all
-            self.forget(partitions)
-            if len(records) == 1 or classify(exc).kind is FailureKind.TRANSIENT:
-                if len(records) == 1:
-                    self.poisoned.add((records[0].partition, records[0].offset))
-                return [], [(r, exc) for r in records]
-        mid = len(records) // 2
-        first, first_failed = await self.handle_isolating(
-            records[:mid], unknown_attempts=unknown_attempts, transient_budget_s=transient_budget_s
-        )
-        second, second_failed = await self.handle_isolating(
-            records[mid:], unknown_attempts=unknown_attempts, transient_budget_s=transient_budget_s
-        )
-        return first + second, first_failed + second_failed
+    async def advance(self, partition: int, records: Sequence[LogRecord]) -> list[Emit]:
+        return await self._fold(self.decode(records))
 
     async def _fold(self, events: Sequence[Event]) -> list[Emit]:
         """Episodes in order; at a ``MemoryForgotten`` the episodes before it are folded,
@@ -147,13 +97,13 @@ class MemoryLane(ABC):
         for group_id in [g for g in self.groups() if _forgotten(event, g)]:
             self.drop_group(group_id)
 
-    async def _rebuild(self, partition: int, offset: int) -> list[Emit]:
+    async def catch_up(self, partition: int, offset: int) -> list[Emit]:
+        """The groups of ``partition`` dropped and the episodes ``[0, offset)`` folded
+        again, with every output already on the log reused (and missing ones emitted)."""
         assert self.reader is not None, "lane not wired"
         self.rebuilds += 1
-        known = self._decode(await self.reader(self.output, partition, 0, None))
-        before = self._decode(
-            self._healthy(await self.reader("memory.episodes", partition, 0, offset))
-        )
+        known = self.decode(await self.reader(self.output, partition, 0, None))
+        before = self.decode(self.healthy(await self.reader(EPISODES, partition, 0, offset)))
         self.reset(partition, known)
         emits = await self._fold(before)
         log.info(

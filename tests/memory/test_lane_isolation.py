@@ -1,5 +1,6 @@
-"""A memory lane isolates an episode it cannot fold: the rest of the batch lands, and
-no later batch or rebuild meets the poisoned record again."""
+"""A memory lane, wired by the shared Handler, isolates an episode it cannot fold: the
+rest of the batch lands, the episode is dead-lettered with its reason, and no later batch
+or rebuild meets the poisoned record again."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from events.base import Event
-from events.memory import EpisodeRecorded
+from events.deadletter import DeadLettered
+from events.memory import EpisodeRecorded, MemoryForgotten
 from events.registry.file import FileSchemaRegistry
 from events.serde import EventSerde
 from runtime.kafka_log import LogRecord
+from runtime.settings import TribalSettings
 from streams.memory.lane import MemoryLane
-from streams.wiring import Emit
+from streams.wiring import Emit, Handler, Incoming
 
 TOPIC = "t.memory.episodes"
 
@@ -66,21 +69,29 @@ async def test_one_poisoned_episode_costs_only_itself_in_batches_and_rebuilds(
         log.append(LogRecord(0, n, b"acme:s1", serde.encode(e, TOPIC)))
 
     lane = Folding()
+    settings = TribalSettings(topic_prefix="t.", unknown_failure_attempts=2, transient_retry_s=0)
+    handler = Handler("extractor", lane, (EpisodeRecorded, MemoryForgotten), serde, settings)
 
     async def reader(short: str, partition: int, start: int, end: int | None) -> list[LogRecord]:
         if short != "memory.episodes":
             return []
         return [r for r in log if start <= r.offset and (end is None or r.offset < end)]
 
-    lane.serde, lane.reader = serde, reader
-    _, failed = await lane.handle_isolating(log, unknown_attempts=2, transient_budget_s=0)
-    assert [r.offset for r, _ in failed] == [4]
-    assert "bug" in str(failed[0][1])
+    lane.reader = reader  # the log above, not a broker's
+
+    async def handle(records: list[LogRecord]) -> list[DeadLettered]:
+        batch = [Incoming(TOPIC, r.partition, r.offset, r.key, r.value) for r in records]
+        out = [serde.decode(r.value) for r in await handler.handle_batch(batch)]
+        return [e for e in out if isinstance(e, DeadLettered)]
+
+    [dead] = await handle(log)
+    assert (dead.origin_topic, dead.origin_offset) == (TOPIC, 4)
+    assert "bug" in dead.error_message
+    assert dead.payload == log[4].value
     assert lane.folded == [f"turn {n}" for n in range(10) if n != 4]
 
     # A new record after a restart of the lane's state: the rebuild skips the poison.
     lane.forget([0])
     log.append(LogRecord(0, 10, b"acme:s1", serde.encode(episode(10), TOPIC)))
-    _, failed = await lane.handle_isolating(log[10:], unknown_attempts=2, transient_budget_s=0)
-    assert failed == []
+    assert await handle(log[10:]) == []
     assert lane.folded == [f"turn {n}" for n in range(11) if n != 4]

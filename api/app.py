@@ -34,7 +34,7 @@ from api.services.open import open_services
 from events.registry import registry_from_settings
 from projections.health import HealthBoard, stuck_stages
 from projections.lag import projection_lags
-from projections.registry import projections_for
+from projections.offsets import stored_offsets
 from runtime.observability.metrics import PROJECTION_LAG, STAGE_STUCK
 from runtime.observability.progress import AGENT_SOURCES, ProgressTracker, group_progress
 from runtime.settings import TribalSettings, get_settings
@@ -100,16 +100,6 @@ def create_app(
                 state["ctx"] = await stack.enter_async_context(
                     open_services(settings, load_model=load_model)
                 )
-            lagged: list[Any] = []
-            stack.push_async_callback(_close_all, lagged)
-            if settings.postgres_dsn and settings.kafka_bootstrap:
-                try:
-                    for projection in projections_for(settings):
-                        await projection.setup()
-                        lagged.append(projection)
-                except Exception as exc:  # the API serves without lag figures
-                    log.warning("projection lag unavailable: %s", exc)
-            state["projections"] = lagged
             if settings.postgres_dsn:
                 state["health"] = board = HealthBoard(settings.postgres_dsn)
                 stack.push_async_callback(board.close)
@@ -207,11 +197,14 @@ def create_app(
         return found
 
     async def _lags() -> dict[str, int]:
-        projections = state.get("projections") or []
-        if not projections:
+        """Each projection's lag, from the offsets it stored and the log's ends."""
+        if not (settings.postgres_dsn and settings.kafka_bootstrap):
+            return {}
+        stored = stored_offsets(ctx().db, ctx().index)
+        if not stored:
             return {}
         try:
-            found = await asyncio.wait_for(projection_lags(settings, projections), 2.0)
+            found = await asyncio.wait_for(projection_lags(settings, stored), 2.0)
         except Exception as exc:  # health must answer even when lag cannot be measured
             log.warning("cannot measure projection lag: %s", exc)
             return {}
@@ -248,11 +241,6 @@ def create_app(
     app.add_middleware(ApiKeyMiddleware, keys=settings.api_keys)
     app.add_middleware(ObservabilityMiddleware)
     return app
-
-
-async def _close_all(projections: list[Any]) -> None:
-    for projection in projections:
-        await projection.close()
 
 
 _REGISTRY = "/schema-registry"

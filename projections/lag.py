@@ -7,14 +7,31 @@ come from each projection's own store, end offsets from the broker.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from projections.base import Projection
+from projections.base import TopicPartitionKey
 from runtime.observability.progress import log_ends
 from runtime.settings import TribalSettings
 from runtime.topics import TOPICS_BY_NAME, topic
+
+
+class Positioned(Protocol):
+    """What lag is measured from: a projection, or the offsets it stored
+    (:mod:`projections.offsets`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def topics(self) -> tuple[str, ...]: ...
+
+    async def positions(self) -> dict[TopicPartitionKey, int]:
+        """The next offset to apply per (full topic name, partition)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -26,7 +43,7 @@ class ProjectionLag:
 
 
 async def projection_lags(
-    settings: TribalSettings, projections: list[Projection]
+    settings: TribalSettings, projections: Sequence[Positioned]
 ) -> list[ProjectionLag]:
     """Messages behind per projection (0 = caught up)."""
     consumer = AIOKafkaConsumer(

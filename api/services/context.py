@@ -192,7 +192,7 @@ async def open_context(settings: TribalSettings, *, load_model: bool = True) -> 
     import asyncpg
 
     from projections.index import index_from_settings
-    from streams.embedder.model import embedder_for
+    from streams.embedder.select import embedder_for
 
     ctx = ServiceContext(settings)
     if settings.postgres_dsn:

@@ -9,7 +9,7 @@ from events.base import Event
 from runtime.settings import TribalSettings
 from streams.embedder.cache import EmbeddingCache, MemoryEmbeddingCache, PostgresEmbeddingCache
 from streams.embedder.embed import DocumentEmbedder
-from streams.embedder.model import embedder_for
+from streams.embedder.select import embedder_for
 from streams.wiring import Emit
 
 

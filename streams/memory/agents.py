@@ -15,7 +15,8 @@ import os
 from events.memory import EpisodeRecorded, MemoryForgotten, SystemEventRecorded, TurnRecorded
 from runtime.settings import TribalSettings
 from runtime.topics import TOPICS_BY_NAME
-from streams.embedder.model import Embedder, embedder_for
+from streams.embedder.model import Embedder
+from streams.embedder.select import embedder_for
 from streams.llm import LLMProvider, LocalProvider, provider_from_settings
 from streams.memory.config import MemoryIngestionConfig
 from streams.memory.episoder import Episoder

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from streams.embedder.model import SentenceTransformerEmbedder, embedder_for
+from streams.embedder.model import SentenceTransformerEmbedder
 from streams.embedder.onnx import OnnxEmbedder
+from streams.embedder.select import embedder_for
 
 pytestmark = pytest.mark.slow
 

@@ -23,7 +23,9 @@ from events.serde import EventSerde
 from runtime.settings import TribalSettings
 from runtime.topics import TOPICS_BY_NAME, ensure_topics, topic
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
+TRIBAL = (sys.executable, "-m", "cli")
+"""``tribal`` as a command line: this interpreter, run from the checkout (:data:`REPO`)."""
 
 
 def isolated_settings(bootstrap: str, data_dir: Path, **extra: Any) -> TribalSettings:
@@ -155,7 +157,7 @@ class WorkerProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cli", "worker", "--role", self.role],
+            [*TRIBAL, "worker", "--role", self.role],
             env=settings_env(self.settings),
             cwd=REPO,
             stdout=self._log,

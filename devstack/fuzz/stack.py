@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import sys
 import time
 import uuid
 from contextlib import AsyncExitStack
@@ -59,7 +58,7 @@ from devstack.fuzz.ledger import (
     at,
     index_probe,
 )
-from devstack.pipeline import REPO, Pipeline, isolated_settings, settings_env
+from devstack.pipeline import REPO, TRIBAL, Pipeline, isolated_settings, settings_env
 from projections.index import index_from_settings
 from projections.index.port import Kind, SearchIndex
 from runtime.embedded.process import ChildProcess, free_port
@@ -144,7 +143,6 @@ class FuzzStack:
         )
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
-        cli = [sys.executable, "-m", "cli"]
         logs = self.data_dir / "logs"
         for child_name, args in (
             ("worker", ["worker"]),
@@ -152,7 +150,7 @@ class FuzzStack:
             ("api", ["api", "--port", str(port)]),
         ):
             child = ChildProcess(
-                child_name, [*cli, *args], env=env, log_path=logs / f"{child_name}.log", cwd=REPO
+                child_name, [*TRIBAL, *args], env=env, log_path=logs / f"{child_name}.log", cwd=REPO
             )
             child.start()
             self.children.append(child)

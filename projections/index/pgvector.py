@@ -285,6 +285,23 @@ class PgVectorIndex(SearchIndex):
             n = await conn.fetchval(f"SELECT count(*) FROM {self._s}.objects o WHERE {cond}", *args)
         return int(n)
 
+    async def recent(
+        self, kind: Kind, tenant: str, filters: Filters | None, limit: int
+    ) -> list[IndexedObject]:
+        cond, args = sql.where(kind, tenant, filters, first_param=1)
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                f"SELECT {sql.SELECT_COLUMNS}, o.embedding FROM {self._s}.objects o "
+                f"WHERE {cond} ORDER BY o.updated_at DESC NULLS LAST, o.chunk_id "
+                f"LIMIT {int(limit)}",
+                *args,
+            )
+        return [
+            replace(sql.row_object(r), vector=None if r["embedding"] is None else
+                    tuple(r["embedding"]))
+            for r in rows
+        ]  # fmt: skip
+
     async def begin_generation(self, model: str | None = None) -> PgVectorIndex:
         shadow = PgVectorIndex(
             self.dsn, self.schema + SHADOW_SUFFIX, model or self.model, self.dims, True

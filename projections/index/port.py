@@ -257,6 +257,14 @@ class SearchIndex(Protocol):
         """How many searchable objects of ``kind`` match (pending vectors excluded)."""
         ...
 
+    async def recent(
+        self, kind: Kind, tenant: str, filters: Filters | None, limit: int
+    ) -> list[IndexedObject]:
+        """The latest ``limit`` objects of a memory ``kind`` matching ``filters``, newest
+        ``updated_at`` first, each with its vector: a conversation read whole, for a
+        ranking that needs its neighbours and sessions (:mod:`api.services.recall`)."""
+        ...
+
     async def begin_generation(self, model: str | None = None) -> SearchIndex:
         """An empty shadow generation (set up) to rebuild into while this one serves."""
         ...

@@ -279,6 +279,11 @@ class WeaviateIndex(WeaviateCollections, SearchIndex):
             raise MissingTenantError(f"counting {kind.value} needs a tenant")
         return await weaviate_search.count(self, kind, tenant, filters)
 
+    async def recent(
+        self, kind: Kind, tenant: str, filters: Filters | None, limit: int
+    ) -> list[IndexedObject]:
+        return await weaviate_search.recent(self, kind, tenant, filters, limit)
+
     async def begin_generation(self, model: str | None = None) -> WeaviateIndex:
         live = await self._live_generation() or "v0"
         shadow = WeaviateIndex(

@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from weaviate.classes.query import Filter, MetadataQuery
+from weaviate.classes.query import Filter, MetadataQuery, Sort
 from weaviate.exceptions import WeaviateBaseError
 
 from projections.index import weaviate_schema as ws
@@ -103,6 +104,29 @@ async def count(
             return 0
         raise
     return int(result.total_count or 0)
+
+
+async def recent(
+    collections: WeaviateCollections, kind: Kind, tenant: str, filters: Filters | None,
+    limit: int,
+) -> list[IndexedObject]:  # fmt: skip
+    """:meth:`~projections.index.port.SearchIndex.recent` on Weaviate."""
+    col, where = collections.scoped(kind, tenant, filters)
+    try:
+        found = await col.query.fetch_objects(
+            filters=where, limit=min(limit, QUERY_MAXIMUM_RESULTS), include_vector=True,
+            sort=Sort.by_property("updated_at", ascending=False),
+        )  # fmt: skip
+    except WeaviateBaseError as exc:
+        if _unknown_tenant(exc):
+            return []
+        raise
+    out = []
+    for o in found.objects:
+        vector = stored_vector(o)
+        obj = ws.from_properties(kind, o.properties)
+        out.append(replace(obj, vector=None if vector is None else tuple(vector)))
+    return out
 
 
 async def forget(collections: WeaviateCollections, tenant: str, group_id: str | None) -> int:

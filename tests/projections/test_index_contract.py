@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -311,3 +311,22 @@ async def test_a_document_just_written_is_found_by_keywords_hundreds_of_others_s
             query, q(embedder, query), Kind.CODE_CHUNK, mode=mode, limit=3
         )
         assert (first.object.path, first.lexical_score is not None) == (rare.path, True), mode
+
+
+async def test_a_conversation_is_read_whole_newest_first_with_its_vectors(
+    index: SearchIndex, feed: Feed, embedder: SentenceTransformerEmbedder
+) -> None:
+    said = datetime(2023, 5, 1, 9, 0, tzinfo=UTC)
+    turns = [
+        episode("acme:s1", text, embedder).model_copy(
+            update={"occurred_at": said + timedelta(minutes=i)}
+        )
+        for i, text in enumerate(["We moved to Lisbon", "How is the flat?", "Tiny but bright"])
+    ]
+    await feed(*turns, episode("acme:s2", "Another chat entirely", embedder))
+    recent = await index.recent(Kind.EPISODE, "acme", Filters(group_id="acme:s1"), 10)
+    assert [o.text for o in recent] == ["Tiny but bright", "How is the flat?", "We moved to Lisbon"]
+    assert all(o.vector is not None and len(o.vector) == 384 for o in recent)
+    latest = await index.recent(Kind.EPISODE, "acme", Filters(group_id="acme:s1"), 2)
+    assert [o.text for o in latest] == ["Tiny but bright", "How is the flat?"]
+    assert await index.recent(Kind.EPISODE, "nobody", Filters(group_id="acme:s1"), 10) == []

@@ -6,12 +6,15 @@ from datetime import datetime
 from typing import Any, Literal
 from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic.dataclasses import dataclass
+from pydantic.json_schema import SkipJsonSchema
 
 from api.schemas.common import Budgeted, Paged, PagedResponse, Request, Response
 from events.limits import GROUP_ID_MAX, MESSAGE_MAX, QUERY_MAX, SPEAKER_MAX
 from events.text import CleanText
 from events.types import GROUP_ID_PATTERN, Metadata
+from projections.graph.models import EntityRecord, Fact
 
 _GROUP = Field(
     pattern=f"^{GROUP_ID_PATTERN}$", max_length=GROUP_ID_MAX, description="'tenant:session'"
@@ -32,29 +35,22 @@ class SearchMemoryInput(Paged):
     limit: int = Field(default=20, ge=1, le=100)
 
 
-class FactOut(BaseModel):
-    relationship_id: UUID
-    version: int
-    source_entity_id: UUID
-    source_name: str | None
-    relation_type: str
-    target_entity_id: UUID
-    target_name: str | None
-    fact: str | None
-    attributes: dict[str, str]
-    confidence: str
-    valid_from: datetime
-    valid_to: datetime | None
-    recorded_at: datetime
-    expired_at: datetime | None
-    invalidated_by: UUID | None = None
-    reason: str | None = None
-    episode_ids: list[UUID] = Field(
-        default_factory=list, description="The episodes whose statements asserted this fact."
-    )
-    invalidated_in: UUID | None = Field(
-        default=None, description="The episode whose statement ended this fact, if any."
-    )
+@dataclass(frozen=True, config=ConfigDict(use_attribute_docstrings=True))
+class FactOut(Fact):
+    """One version of a relationship between two entities, with its validity times."""
+
+    # The graph's fields (Fact), less where in the log the version was recorded: read
+    # for invalidated_in, never shown, so an answer read back has none.
+    provenance: SkipJsonSchema[Any] = Field(default=None, exclude=True, repr=False)
+    episode_ids: tuple[UUID, ...] = ()
+    """The episodes whose statements asserted this fact."""
+    invalidated_in: UUID | None = None
+    """The episode whose statement ended this fact, if any."""
+
+    @classmethod
+    def of(cls, fact: Fact) -> FactOut:
+        ended = fact.provenance.episode_id if fact.provenance.change == "invalidated" else None
+        return cls(**vars(fact), invalidated_in=ended)
 
 
 class EpisodeOut(BaseModel):
@@ -125,17 +121,9 @@ class GetEntityInput(Budgeted):
     group_id: str = _GROUP
 
 
-class EntityOut(BaseModel):
-    entity_id: UUID
-    name: str
-    entity_type: str
-    attributes: dict[str, str]
-    confidence: str
-    valid_from: datetime
-    valid_to: datetime | None
-    recorded_at: datetime
-    updated_at: datetime
-    aliases: list[str]
+@dataclass(frozen=True)
+class EntityOut(EntityRecord):
+    """An entity as it stands now, with the names of duplicates merged into it."""
 
 
 class GetEntityOutput(Response):

@@ -47,11 +47,6 @@ def check_group(group_id: str, tenant: str) -> str:
     return group_id
 
 
-def _fact(f: Fact) -> FactOut:
-    ended = f.provenance.episode_id if f.provenance.change == "invalidated" else None
-    return FactOut.model_validate({**dataclasses.asdict(f), "invalidated_in": ended})
-
-
 def _mentions(f: Fact, words: set[str]) -> bool:
     text = " ".join(str(x) for x in (f.fact, f.source_name, f.target_name, f.relation_type))
     return bool(words & {w.lower() for w in _WORD.findall(text)})
@@ -232,7 +227,7 @@ async def search_memory(
     out = SearchMemoryOutput(
         group_id=group,
         answers=answers,
-        facts=[_fact(f) for f in page],
+        facts=[FactOut.of(f) for f in page],
         episodes=episodes,
         summaries=[summary_out(h) for h in summary_hits],
         has_more=len(facts) > req.offset + req.limit,
@@ -254,9 +249,9 @@ async def get_entity(ctx: ServiceContext, req: GetEntityInput, tenant: str) -> G
         raise ServiceError(404, "ENTITY_NOT_FOUND", f"no entity {req.entity_id} in {group}")
     out = GetEntityOutput(
         group_id=group,
-        entity=EntityOut.model_validate(dataclasses.asdict(found.entity)),
+        entity=EntityOut(**vars(found.entity)),
         versions=[_jsonable(dataclasses.asdict(v)) for v in found.versions],
-        relationships=[_fact(f) for f in found.relationships],
+        relationships=[FactOut.of(f) for f in found.relationships],
     )
     return fit(out, req.max_tokens, out.versions, out.relationships)
 

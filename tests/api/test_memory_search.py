@@ -119,13 +119,13 @@ async def test_a_fact_lists_the_episode_that_stated_it_and_the_one_that_ended_it
 ) -> None:
     now = await search(stores, "where does Caroline live")
     [bristol] = [f for f in now.facts if f.target_name == "Bristol"]
-    assert bristol.episode_ids == [episode_id_for(stores.said[4].event_id)]  # not the restatement
+    assert bristol.episode_ids == (episode_id_for(stores.said[4].event_id),)  # not the restatement
     then = await search(stores, "where does Caroline live", as_of=week(2).isoformat())
     [leeds] = [f for f in then.facts if f.target_name == "Leeds"]
     assert leeds.valid_to == week(4)
     assert leeds.invalidated_in == bristol.episode_ids[0]
     [fact_answer] = [a for a in now.answers if a.relationship_id == bristol.relationship_id]
-    assert fact_answer.episode_ids == bristol.episode_ids
+    assert fact_answer.episode_ids == list(bristol.episode_ids)
 
 
 async def test_summaries_list_the_episodes_they_cover_and_carry_the_last_turns_time(

@@ -19,7 +19,7 @@ import calendar
 import functools
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
@@ -105,6 +105,21 @@ _DURATION = re.compile(
     r"\s+(?:day|week|month|year|hour|minute)s?$"
 )
 _VAGUE = re.compile(r"^(?:other day|recently|lately|now|today's|these days|nowadays)$")
+_DAY_OF_MONTH = re.compile(
+    r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}\s+[a-z]{3}|[a-z]{3}\w*\s+\d{1,2}\b"
+)
+_EXPLICIT = re.compile(r"\b(?:\d{4}|last|next|this|ago|yesterday|tomorrow)\b")
+_HOLIDAYS = {
+    "new year's day": (1, 1), "new years day": (1, 1), "valentine's day": (2, 14),
+    "valentines day": (2, 14), "st patrick's day": (3, 17), "st. patrick's day": (3, 17),
+    "paddy's day": (3, 17), "patrick's day": (3, 17), "halloween": (10, 31),
+    "christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25),
+    "boxing day": (12, 26), "new year's eve": (12, 31), "new years eve": (12, 31),
+    "independence day": (7, 4), "fourth of july": (7, 4), "bonfire night": (11, 5),
+}  # fmt: skip
+"""Holidays on a fixed day; Easter's are reckoned (``dateutil.easter``)."""
+_EASTER = {"easter": 0, "easter sunday": 0, "easter monday": 1, "good friday": -2}
+
 _FUTURE = re.compile(
     r"\b(?:will|won't|'ll|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming)\b", re.I
 )
@@ -122,11 +137,22 @@ class When:
         out: list[Mention] = []
         if not _TIME_WORD.search(text):
             return out
-        for span, sentence in _spans(text, parse):
+        entities, patterns = _spans(text, parse)
+        resolved: list[tuple[int, int]] = []
+        for start, end, span, sentence in entities:
             mention = self.resolve(span, said_at, future=bool(_FUTURE.search(sentence)))
-            if mention is not None and mention not in out:
+            if mention is not None:
+                resolved.append((start, end))
                 out.append(mention)
-        return out
+        # The pattern reads what the pipeline missed or could not resolve ("Day 10k").
+        for start, end, span, sentence in patterns:
+            if any(start < e and s < end for s, e in resolved):
+                continue
+            mention = self.resolve(span, said_at, future=bool(_FUTURE.search(sentence)))
+            if mention is not None:
+                out.append(mention)
+        unique = {(m.start, m.end, m.granularity): m for m in reversed(out)}
+        return [m for m in out if unique[(m.start, m.end, m.granularity)] is m]
 
     def resolve(self, span: str, said_at: datetime, future: bool = False) -> Mention | None:
         """The time ``span`` names, said at ``said_at``; ``future`` when its sentence
@@ -142,7 +168,7 @@ class When:
             context = [
                 w for w in re.findall(r"\w+", last) if w in _MONTHS or re.fullmatch(r"\d{4}", w)
             ]
-            day_only = re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)?", first)
+            day_only = re.fullmatch(r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?", first)
             phrase = " ".join([first, *context]) if day_only else first
         return (
             self._own(phrase, span, today, future)
@@ -172,6 +198,12 @@ class When:
                 return Mention(span, saturday, saturday + timedelta(days=1), "week")
             if unit in _SEASONS:
                 return _season(f"{which} {unit}", span, today, future)
+        day = _day_named(phrase, today)
+        if day is not None:
+            return Mention(span, day, day, "day")
+        holiday = _holiday(phrase, today, future)
+        if holiday is not None:
+            return Mention(span, holiday, holiday, "day")
         if m := _BEFORE_LAST.match(phrase):
             return _shifted(span, today, m.group(1), 2)
         if m := _AGO.match(phrase):
@@ -181,11 +213,18 @@ class When:
         return None
 
     def _parsed(self, phrase: str, span: str, said_at: datetime, future: bool) -> Mention | None:
-        data = _parser(said_at.replace(tzinfo=None), future).get_date_data(phrase)
+        base = said_at.replace(tzinfo=None)
+        data = _parser(base, future).get_date_data(phrase)
         found, period = data.date_obj, data.period
         if found is None:
             return None
         day = found.date()
+        if _DAY_OF_MONTH.search(phrase) and not _EXPLICIT.search(phrase):
+            # "the 17th of October" said in July is the coming one, "the 6th" said on
+            # the 14th the one just gone: a date without a year is the nearest.
+            other = _parser(base, not future).get_date_data(phrase).date_obj
+            if other is not None and abs(other.date() - base.date()) < abs(day - base.date()):
+                day = other.date()
         if period == "year" or re.fullmatch(r"(?:in\s+)?\d{4}", phrase):
             return Mention(span, date(day.year, 1, 1), date(day.year, 12, 31), "year")
         if period == "month":
@@ -197,11 +236,93 @@ class When:
         return Mention(span, day, day, "day")
 
 
+_ORDINAL = re.compile(r"^(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)$")
+_DAY_MONTH = re.compile(
+    r"^(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?([a-z]+)(?:,?\s+(\d{4}))?$"
+)
+_MONTH_DAY = re.compile(r"^([a-z]+)\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?$")
+
+
+def _day_named(phrase: str, today: date) -> date | None:
+    """ "the 6th", "the 8th of July", "October 17th, 2023": the day named, in the month
+    and year nearest ``today`` when they are not said (dateparser reads "the 6th" as June)."""
+    if m := _ORDINAL.match(phrase):
+        candidates = [_on(today.year, today.month + shift, int(m.group(1))) for shift in (-1, 0, 1)]
+    elif (m := _DAY_MONTH.match(phrase)) and m.group(2) in _MONTHS:
+        day, month, year = int(m.group(1)), _MONTHS[m.group(2)], m.group(3)
+        years = [int(year)] if year else [today.year - 1, today.year, today.year + 1]
+        candidates = [_on(y, month, day) for y in years]
+    elif (m := _MONTH_DAY.match(phrase)) and m.group(1) in _MONTHS:
+        day, month, year = int(m.group(2)), _MONTHS[m.group(1)], m.group(3)
+        years = [int(year)] if year else [today.year - 1, today.year, today.year + 1]
+        candidates = [_on(y, month, day) for y in years]
+    else:
+        return None
+    found = [d for d in candidates if d is not None]
+    return min(found, key=lambda d: abs(d - today)) if found else None
+
+
+def _on(year: int, month: int, day: int) -> date | None:
+    year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _holiday(phrase: str, today: date, future: bool) -> date | None:
+    """The day a holiday named in ``phrase`` fell on (or falls on, when ``future``)
+    nearest ``today``; ``last``/``next`` pick the one before or after."""
+    from dateutil.easter import easter
+
+    name = re.sub(r"^(?:last|next|this)\s+", "", phrase)
+    if name in _HOLIDAYS:
+        month, day = _HOLIDAYS[name]
+
+        def on(year: int) -> date:
+            return date(year, month, day)
+    elif name in _EASTER:
+        shift = _EASTER[name]
+
+        def on(year: int) -> date:
+            sunday: date = easter(year)
+            return sunday + timedelta(days=shift)
+    else:
+        return None
+    before = on(today.year) if on(today.year) <= today else on(today.year - 1)
+    after = on(today.year) if on(today.year) >= today else on(today.year + 1)
+    if phrase.startswith("last"):
+        return before
+    if phrase.startswith("next") or future:
+        return after
+    return before
+
+
+_WEEKDAY_BEFORE_DATE = re.compile(
+    r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?=(?:the\s+)?\d|[a-z]+\s+\d)"
+)
+_SUFFIX = {1: "st", 2: "nd", 3: "rd"}
+_ORDINAL_WORDS = {
+    word: f"{i}{_SUFFIX.get(i, 'th')}"
+    for i, word in enumerate(
+        ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+         "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
+         "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth"),
+        start=1,
+    )
+}  # fmt: skip
+_WORD_ORDINAL = re.compile(r"(?<=the )(?:" + "|".join(_ORDINAL_WORDS) + r")\b(?= of)")
+
+
 def _clean(span: str) -> str:
     phrase = re.sub(r"\s+", " ", span.strip().lower().rstrip(".,!?;:"))
     phrase = phrase.replace("\u2019", "'")
     while (stripped := _LEAD.sub("", phrase)) != phrase:
         phrase = stripped
+    phrase = _WEEKDAY_BEFORE_DATE.sub("", phrase)
+    phrase = _WORD_ORDINAL.sub(lambda m: _ORDINAL_WORDS[m.group(0)], phrase)
+    if re.match(r"\d{1,2}(?:st|nd|rd|th)\b", phrase):
+        phrase = f"the {phrase}"  # "6th" alone reads as June to dateparser
     return phrase
 
 
@@ -282,10 +403,13 @@ _TIME_WORD = re.compile(
     r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|past|coming|weekend|week|month"
     r"|year|spring|summer|autumn|fall|winter|early|mid|late|\d{4}|\d{1,2}(?:st|nd|rd|th)"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|jan(?:uary)?|feb(?:ruary)?|march|april|may"
-    r"|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
+    r"|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+    r"|valentine'?s|christmas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day)\b",
     re.I,
 )
 """A word without which a text names no time: the pipeline is not run on the rest."""
+
+_NAMED_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
 
 _PATTERN = re.compile(
     r"\b(?:(?:last|this|next|past|coming)\s+(?:\w+)|(?:yesterday|today|tonight|tomorrow)"
@@ -293,22 +417,30 @@ _PATTERN = re.compile(
     r"|(?:early|mid|late|the end of)[\s-]+[A-Z][a-z]+"
     r"|(?:in|on)\s+(?:(?:January|February|March|April|May|June|July|August|September|October"
     r"|November|December)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|\d{4}|the\s+\d{1,2}"
-    r"(?:st|nd|rd|th)))\b",
+    r"(?:st|nd|rd|th))"
+    r"|(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)(?:\s+of\s+[A-Z][a-z]+)?|on\s+\d{1,2}(?:st|nd|rd|th)"
+    r"|(?:valentine'?s|new year'?s|christmas|boxing|(?:st\.? )?patrick'?s|paddy'?s)"
+    r"(?:\s+(?:day|eve))?"
+    r"|christmas|halloween|easter(?:\s+(?:sunday|monday))?|good friday)\b",
     re.I,
 )
 
 
-def _spans(text: str, parse: Callable[[str], Any] | None) -> Iterator[tuple[str, str]]:
-    """(span naming a time, its sentence) in ``text``: spaCy's DATE entities, else the
-    pattern above."""
+Span = tuple[int, int, str, str]
+"""Where a time is named: start and end character, the words, their sentence."""
+
+
+def _spans(text: str, parse: Callable[[str], Any] | None) -> tuple[list[Span], list[Span]]:
+    """The spans naming a time in ``text``: spaCy's DATE entities (and TIME entities
+    naming a day), and the matches of the pattern above."""
     doc = parse(text) if parse is not None else None
-    if doc is None:
-        for m in _PATTERN.finditer(text):
-            yield m.group(0), text
-        return
-    for ent in doc.ents:
-        if ent.label_ == "DATE":
-            yield ent.text, ent.sent.text
+    entities = [
+        (ent.start_char, ent.end_char, ent.text, ent.sent.text)
+        for ent in (doc.ents if doc is not None else ())
+        if ent.label_ == "DATE" or (ent.label_ == "TIME" and _NAMED_DAY.search(ent.text))
+    ]
+    patterns = [(m.start(), m.end(), m.group(0), text) for m in _PATTERN.finditer(text)]
+    return entities, patterns
 
 
 @functools.cache

@@ -113,3 +113,20 @@ async def test_an_episode_keeps_the_times_its_turn_names_resolved_against_when_i
     assert isinstance(second, EpisodeRecorded)
     assert first.source_metadata["times"] == "2023-05-13"
     assert "times" not in second.source_metadata
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "label"),
+    [
+        ("My surgery is booked for the 17th of October.", datetime(2023, 7, 23), "2023-10-17"),
+        ("I started on the 6th and I'm still tired.", datetime(2022, 6, 14), "2022-06-06"),
+        ("Euan proposed to Priya on Valentine's Day.", datetime(2023, 2, 21), "2023-02-14"),
+        ("I've been a Clontarf woman since Easter Monday.", datetime(2024, 4, 18), "2024-04-01"),
+        ("We went for dinner on the 9th", datetime(2024, 11, 17), "2024-11-09"),
+    ],
+)
+def test_a_date_without_a_year_is_the_nearest_and_holidays_are_days(
+    nlp: Parse | None, text: str, said: datetime, label: str
+) -> None:
+    labels = [m.label for m in when().mentions(text, said.replace(tzinfo=UTC), nlp)]
+    assert label in labels

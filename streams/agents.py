@@ -17,45 +17,21 @@ from streams.spec import AgentSpec
 
 
 def agents_for(settings: TribalSettings) -> list[AgentSpec]:
-    """Every agent, wired for ``settings``."""
+    """Every agent, wired for ``settings``: name, source topic, processor, accepted events."""
     embedder = EmbedderProcessor(settings)  # one model for chunks and tables
+    batch = (settings.embed_batch, settings.embed_within)
+    # Whole files (tens of chunks each): a smaller batch shows progress and commits sooner.
+    bulk_batch = (max(1, settings.embed_batch // 8), settings.embed_within)
+    articles = (KbArticleUpserted, KbArticleDeleted)
+    files = (FileChanged, FileDeleted, FileSkipped)
+    chunks = (DocumentChunked, DocumentRetracted)
+    tables = (TableDocumented, DomainDocumented)
     return [
-        AgentSpec(
-            name="kb_chunker",
-            source="kb.articles",
-            processor=chunk_kb_article,
-            accepts=(KbArticleUpserted, KbArticleDeleted),
-        ),
-        AgentSpec(
-            name="file_chunker",
-            source="files.changes",
-            processor=FileChunker(default_registry()),
-            accepts=(FileChanged, FileDeleted, FileSkipped),
-        ),
-        AgentSpec(
-            name="embedder",
-            source="chunks",
-            processor=embedder,
-            accepts=(DocumentChunked, DocumentRetracted),
-            batch=(settings.embed_batch, settings.embed_within),
-            bulk="chunks.bulk",
-        ),
-        AgentSpec(
-            name="bulk_embedder",
-            source="chunks.bulk",
-            processor=embedder.bulk,
-            accepts=(DocumentChunked, DocumentRetracted),
-            # Whole files (tens of chunks each): a smaller batch shows progress and
-            # commits sooner.
-            batch=(max(1, settings.embed_batch // 8), settings.embed_within),
-        ),
-        AgentSpec(
-            name="table_embedder",
-            source="tables.documented",
-            processor=embedder,
-            accepts=(TableDocumented, DomainDocumented),
-            batch=(settings.embed_batch, settings.embed_within),
-        ),
+        AgentSpec("kb_chunker", "kb.articles", chunk_kb_article, articles),
+        AgentSpec("file_chunker", "files.changes", FileChunker(default_registry()), files),
+        AgentSpec("embedder", "chunks", embedder, chunks, batch=batch, bulk="chunks.bulk"),
+        AgentSpec("bulk_embedder", "chunks.bulk", embedder.bulk, chunks, batch=bulk_batch),
+        AgentSpec("table_embedder", "tables.documented", embedder, tables, batch=batch),
         documenter_spec(settings),
         *memory_agents(settings),
     ]

@@ -24,50 +24,56 @@ import fastavro
 
 SEGMENT_BYTES = 64 * 1024 * 1024
 
-RECORD_SCHEMA = fastavro.parse_schema(
-    {
-        "type": "record",
-        "name": "ArchivedRecord",
-        "namespace": "tribal.archive",
-        "doc": "One Kafka record, exactly as the broker held it.",
-        "fields": [
-            {"name": "offset", "type": "long"},
-            {"name": "timestamp_ms", "type": "long"},
-            {"name": "key", "type": ["null", "bytes"], "default": None},
-            {"name": "value", "type": ["null", "bytes"], "default": None},
-            {
-                "name": "headers",
-                "default": [],
-                "type": {
-                    "type": "array",
-                    "items": {
-                        "type": "record",
-                        "name": "ArchivedHeader",
-                        "fields": [
-                            {"name": "key", "type": "string"},
-                            {"name": "value", "type": ["null", "bytes"], "default": None},
-                        ],
-                    },
+
+def _archive_record(name: str, doc: str, fields: list[dict[str, Any]]) -> Any:
+    """A parsed Avro record schema of the archive."""
+    return fastavro.parse_schema(
+        {
+            "type": "record",
+            "name": name,
+            "namespace": "tribal.archive",
+            "doc": doc,
+            "fields": fields,
+        }
+    )
+
+
+RECORD_SCHEMA = _archive_record(
+    "ArchivedRecord",
+    "One Kafka record, exactly as the broker held it.",
+    [
+        {"name": "offset", "type": "long"},
+        {"name": "timestamp_ms", "type": "long"},
+        {"name": "key", "type": ["null", "bytes"], "default": None},
+        {"name": "value", "type": ["null", "bytes"], "default": None},
+        {
+            "name": "headers",
+            "default": [],
+            "type": {
+                "type": "array",
+                "items": {
+                    "type": "record",
+                    "name": "ArchivedHeader",
+                    "fields": [
+                        {"name": "key", "type": "string"},
+                        {"name": "value", "type": ["null", "bytes"], "default": None},
+                    ],
                 },
             },
-        ],
-    }
+        },
+    ],
 )
 
-OFFSET_SCHEMA = fastavro.parse_schema(
-    {
-        "type": "record",
-        "name": "CommittedOffset",
-        "namespace": "tribal.archive",
-        "doc": "The next offset a consumer group will read from a partition.",
-        "fields": [
-            {"name": "group", "type": "string"},
-            {"name": "topic", "type": "string"},
-            {"name": "partition", "type": "int"},
-            {"name": "offset", "type": "long"},
-            {"name": "metadata", "type": "string", "default": ""},
-        ],
-    }
+OFFSET_SCHEMA = _archive_record(
+    "CommittedOffset",
+    "The next offset a consumer group will read from a partition.",
+    [
+        {"name": "group", "type": "string"},
+        {"name": "topic", "type": "string"},
+        {"name": "partition", "type": "int"},
+        {"name": "offset", "type": "long"},
+        {"name": "metadata", "type": "string", "default": ""},
+    ],
 )
 
 

@@ -21,71 +21,71 @@ from prometheus_client import (
 
 _MS_BUCKETS = (1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000)
 
-EPISODES_CREATED = Counter(
-    "tribal_episodes_created", "Episodes recorded", ["content_type", "source"]
-)
-ENTITIES_EXTRACTED = Counter("tribal_entities_extracted", "Entities extracted", ["entity_type"])
-RELATIONSHIPS_CREATED = Counter(
-    "tribal_relationships_created", "Relationships asserted", ["relation_type"]
-)
-SUMMARIES_CREATED = Counter("tribal_summaries_created", "Summaries written", ["summary_type"])
-INGESTION_LATENCY = Histogram(
-    "tribal_ingestion_latency_milliseconds",
-    "Ingestion latency",
-    ["operation"],
-    buckets=_MS_BUCKETS,
-)
-EXTRACTION_LATENCY = Histogram(
-    "tribal_extraction_latency_milliseconds",
-    "Extraction latency",
-    ["operation"],
-    buckets=_MS_BUCKETS,
-)
-DEDUPLICATION_MATCHES = Counter(
-    "tribal_deduplication_matches", "Entity dedup matches by stage", ["stage"]
-)
 
-EVENTS_PROCESSED = Counter(
-    "tribal_events_processed", "Records handled by an agent", ["agent", "topic"]
+def _counter(name: str, documentation: str, *labels: str) -> Counter:
+    return Counter(name, documentation, labels)
+
+
+def _milliseconds(name: str, documentation: str, *labels: str) -> Histogram:
+    """A latency histogram, in milliseconds."""
+    return Histogram(name, documentation, labels, buckets=_MS_BUCKETS)
+
+
+def _live_max(name: str, documentation: str, *labels: str) -> Gauge:
+    """A gauge that shows, across processes, the largest value of those alive."""
+    return Gauge(name, documentation, labels, multiprocess_mode="livemax")
+
+
+# Seed 003's metrics.
+EPISODES_CREATED = _counter(
+    "tribal_episodes_created", "Episodes recorded", "content_type", "source"
 )
-EVENTS_EMITTED = Counter("tribal_events_emitted", "Derived records produced", ["topic"])
-DEAD_LETTERS = Counter("tribal_dead_letters", "Records sent to the dead-letter topic", ["code"])
-PROCESSING_LATENCY = Histogram(
-    "tribal_processing_latency_milliseconds",
-    "Per-record agent latency",
-    ["agent"],
-    buckets=_MS_BUCKETS,
+ENTITIES_EXTRACTED = _counter("tribal_entities_extracted", "Entities extracted", "entity_type")
+RELATIONSHIPS_CREATED = _counter(
+    "tribal_relationships_created", "Relationships asserted", "relation_type"
 )
-PROJECTION_APPLIED = Counter(
-    "tribal_projection_events_applied", "Events applied by a projection", ["projection"]
+SUMMARIES_CREATED = _counter("tribal_summaries_created", "Summaries written", "summary_type")
+INGESTION_LATENCY = _milliseconds(
+    "tribal_ingestion_latency_milliseconds", "Ingestion latency", "operation"
 )
-PROJECTION_LAG = Gauge(
-    "tribal_projection_lag_messages",
-    "Messages a projection has yet to apply",
-    ["projection"],
-    multiprocess_mode="livemax",
+EXTRACTION_LATENCY = _milliseconds(
+    "tribal_extraction_latency_milliseconds", "Extraction latency", "operation"
 )
-STAGE_STUCK = Gauge(
+DEDUPLICATION_MATCHES = _counter(
+    "tribal_deduplication_matches", "Entity dedup matches by stage", "stage"
+)
+# The pipeline's and the API's.
+EVENTS_PROCESSED = _counter(
+    "tribal_events_processed", "Records handled by an agent", "agent", "topic"
+)
+EVENTS_EMITTED = _counter("tribal_events_emitted", "Derived records produced", "topic")
+DEAD_LETTERS = _counter("tribal_dead_letters", "Records sent to the dead-letter topic", "code")
+PROCESSING_LATENCY = _milliseconds(
+    "tribal_processing_latency_milliseconds", "Per-record agent latency", "agent"
+)
+PROJECTION_APPLIED = _counter(
+    "tribal_projection_events_applied", "Events applied by a projection", "projection"
+)
+PROJECTION_LAG = _live_max(
+    "tribal_projection_lag_messages", "Messages a projection has yet to apply", "projection"
+)
+STAGE_STUCK = _live_max(
     "tribal_stage_stuck",
     "1 while a stage has work and has not advanced for TRIBAL_STUCK_AFTER_S",
-    ["stage"],
-    multiprocess_mode="livemax",
+    "stage",
 )
-STAGE_FAILURES = Counter(
-    "tribal_stage_failures", "Failed applies of a projection by kind", ["stage", "kind"]
+STAGE_FAILURES = _counter(
+    "tribal_stage_failures", "Failed applies of a projection by kind", "stage", "kind"
 )
-RETRIEVE_FALLBACKS = Counter(
+RETRIEVE_FALLBACKS = _counter(
     "tribal_retrieve_fallbacks",
     "retrieve_knowledge answers that were seed 002's fallback body, by why",
-    ["reason"],
+    "reason",
 )
-API_LATENCY = Histogram(
-    "tribal_api_latency_milliseconds",
-    "HTTP request latency",
-    ["route", "method", "status"],
-    buckets=_MS_BUCKETS,
+API_LATENCY = _milliseconds(
+    "tribal_api_latency_milliseconds", "HTTP request latency", "route", "method", "status"
 )
-API_REQUESTS = Counter("tribal_api_requests", "HTTP requests", ["route", "method", "status"])
+API_REQUESTS = _counter("tribal_api_requests", "HTTP requests", "route", "method", "status")
 
 
 def exposition() -> tuple[bytes, str]:

@@ -108,9 +108,9 @@ class LlmIngester:
     def __init__(self, definition: AgentDefinition, provider: LLMProvider) -> None:
         self.definition = definition
         self.provider = provider
-        self.agent_id = definition.agent_id
+        # What the registry reads, as the agent file declares it.
+        self.agent_id, self.priority = definition.agent_id, definition.priority
         self.capabilities = definition.capabilities
-        self.priority = definition.priority
         self.language: str | None = None
 
     def request(self, doc: SourceDocument) -> StructuredRequest[IngestedChunks]:

@@ -8,6 +8,7 @@ values, for the local templates.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -15,6 +16,8 @@ from events.schema import TableObserved
 from streams.documenter.planner import Incoming, TableSpec
 from streams.llm import StructuredRequest
 from streams.llm.base import FENCE_RULE, fence
+
+T = TypeVar("T", bound=BaseModel)
 
 TABLE_TASK = "document_table"
 DOMAIN_TASK = "document_domain"
@@ -111,17 +114,14 @@ def table_request(
         "related tables:",
         *(f"- {direction} {other} via {', '.join(cols)}" for other, direction, cols in near),
     ]
-    prompt = (
+    return _request(
+        TABLE_TASK,
         "Document the table described below. Give every column a description; "
         "key_columns lists the primary key, foreign keys and the columns people filter "
-        "on most.\n\n" + fence("table metadata", "\n".join(meta))
-    )
-    return StructuredRequest(
-        task=TABLE_TASK,
-        system=SYSTEM,
-        prompt=prompt,
-        output_type=TableDoc,
-        context={"table": table, "spec": spec, "neighbours": near},
+        "on most.",
+        ("table metadata", meta),
+        TableDoc,
+        {"table": table, "spec": spec, "neighbours": near},
         max_tokens=2048,
     )
 
@@ -136,15 +136,32 @@ def domain_request(
     lines = [f"domain key: {domain}", f"central table: {centre}", "tables:"]
     lines += [f"- {t.fully_qualified_name}: {t.comment or ''}".rstrip(": ") for t in members]
     lines += ["joins:", *(f"- {j}" for j in joins)]
-    prompt = (
+    return _request(
+        DOMAIN_TASK,
         "Give this group of related tables a short business title and describe the "
-        "domain they form.\n\n" + fence("domain metadata", "\n".join(lines))
-    )
-    return StructuredRequest(
-        task=DOMAIN_TASK,
-        system=SYSTEM,
-        prompt=prompt,
-        output_type=DomainDoc,
-        context={"domain": domain, "members": list(members), "centre": centre},
+        "domain they form.",
+        ("domain metadata", lines),
+        DomainDoc,
+        {"domain": domain, "members": list(members), "centre": centre},
         max_tokens=1024,
+    )
+
+
+def _request(
+    task: str,
+    instruction: str,
+    metadata: tuple[str, Sequence[str]],
+    output_type: type[T],
+    context: dict[str, Any],
+    max_tokens: int,
+) -> StructuredRequest[T]:
+    """``instruction``, then the ``metadata`` lines fenced as data under their title."""
+    title, lines = metadata
+    return StructuredRequest(
+        task=task,
+        system=SYSTEM,
+        prompt=f"{instruction}\n\n" + fence(title, "\n".join(lines)),
+        output_type=output_type,
+        context=context,
+        max_tokens=max_tokens,
     )

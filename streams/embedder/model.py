@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -152,7 +153,30 @@ def _shared_model(where: Path) -> tuple[Any, ModelLock]:
     return found
 
 
-class SentenceTransformerEmbedder:
+class LoadedOnFirstUse(ABC):
+    """An embedder whose model loads on first use: the first :attr:`dims` or
+    :meth:`encode` (of at least one text) pays for it."""
+
+    @abstractmethod
+    def _load(self) -> int:
+        """Load the model unless it is loaded; the length of its vectors."""
+
+    @abstractmethod
+    def _encode(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text of a non-empty list, the model loaded."""
+
+    @property
+    def dims(self) -> int:
+        return self._load()
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        self._load()
+        return self._encode(texts)
+
+
+class SentenceTransformerEmbedder(LoadedOnFirstUse):
     """A sentence-transformers model on the CPU, loaded on first use (shared by every
     embedder of the same model in the process)."""
 
@@ -164,9 +188,9 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self._model: Any = None
         self._encoding = ModelLock()
-        self._dims: int | None = None
+        self._dims = 0
 
-    def _load(self) -> Any:
+    def _load(self) -> int:
         if self._model is None:
             where = self.path or (
                 bundled_model_path() if self.name == DEFAULT_MODEL else Path(self.name)
@@ -174,25 +198,16 @@ class SentenceTransformerEmbedder:
             model, self._encoding = _shared_model(where)
             self._dims = int(model.get_embedding_dimension())
             self._model = model
-        return self._model
-
-    @property
-    def dims(self) -> int:
-        if self._dims is None:
-            self._load()
-        assert self._dims is not None
         return self._dims
 
-    def encode(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        model = self._load()
+    def _encode(self, texts: list[str]) -> list[list[float]]:
         with self._encoding:
-            return self._run(model, texts)
+            return self._run(self._model, texts)
 
     def encode_background(self, texts: list[str]) -> list[list[float]]:
         """Like :meth:`encode`, a batch at a time, each batch after any waiting live call."""
-        model = self._load()
+        self._load()
+        model = self._model
 
         def run(part: list[str]) -> list[list[float]]:
             with self._encoding.background():

@@ -27,6 +27,7 @@ import numpy as np
 from streams.embedder.model import (
     BACKGROUND_SLICE,
     DEFAULT_MODEL,
+    LoadedOnFirstUse,
     ModelLock,
     SentenceTransformerEmbedder,
     _shared_model,
@@ -156,7 +157,7 @@ def _session(onnx_path: Path, background: bool = False) -> tuple[Any, ModelLock]
     return found
 
 
-class OnnxEmbedder:
+class OnnxEmbedder(LoadedOnFirstUse):
     """A sentence-transformers model (mean pooling) exported to ONNX and run with
     onnxruntime; loaded, and exported the first time, on first use."""
 
@@ -174,7 +175,7 @@ class OnnxEmbedder:
         self._session: Any = None
         self._tokenizer: Any = None
         self._lock = ModelLock()
-        self._dims: int | None = None
+        self._dims = 0
         self._fallback: SentenceTransformerEmbedder | None = None
         self._target: Path | None = None
 
@@ -183,15 +184,15 @@ class OnnxEmbedder:
             bundled_model_path() if self.name == DEFAULT_MODEL else Path(self.name)
         )
 
-    def _load(self) -> Any:
-        """The session (``None`` once the model runs on the torch fallback instead)."""
+    def _load(self) -> int:
+        """Open the session, or fall back to the same model on torch when it cannot be."""
         if self._session is None and self._fallback is None:
             try:
                 self._open()
             except Exception as exc:  # no export possible here: the same model on torch
                 log.warning("ONNX embedding unavailable (%s): the model runs on torch", exc)
                 self._fallback = SentenceTransformerEmbedder(self.name, self.path)
-        return self._session
+        return self._fallback.dims if self._fallback is not None else self._dims
 
     def _open(self) -> None:
         if self._session is None:
@@ -213,21 +214,10 @@ class OnnxEmbedder:
             self._session, self._lock = _session(target)
             self._dims = int(json.loads((where / "config.json").read_text())["hidden_size"])
 
-    @property
-    def dims(self) -> int:
-        if self._dims is None:
-            self._load()
-        if self._fallback is not None:
-            return self._fallback.dims
-        assert self._dims is not None
-        return self._dims
-
-    def encode(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        session = self._load()
+    def _encode(self, texts: list[str]) -> list[list[float]]:
         if self._fallback is not None:
             return self._fallback.encode(texts)
+        session = self._session
         with self._lock:
             return in_slices(texts, self.batch_size, lambda part: self._run(session, part))
 

@@ -48,21 +48,23 @@ class EntityDeduplicationConfig(BaseModel):
     rule_based_enabled: bool = True
 
 
-class WindowConfig(BaseModel):
-    turns_per_summary: int = Field(default=20, ge=1)
+class SummaryModelConfig(BaseModel):
+    """The model that writes a kind of summary."""
+
     llm_provider: str = "anthropic"
     model: str = "haiku"
     max_tokens: int = 256
     temperature: float = 0.5
 
 
-class MetaConfig(BaseModel):
+class WindowConfig(SummaryModelConfig):
+    turns_per_summary: int = Field(default=20, ge=1)
+
+
+class MetaConfig(SummaryModelConfig):
     summaries_per_meta: int = Field(default=5, ge=1)
     enabled_at_turn_count: int = Field(default=100, ge=0)
-    llm_provider: str = "anthropic"
-    model: str = "haiku"
     max_tokens: int = 512
-    temperature: float = 0.5
 
 
 class SummarizationConfig(BaseModel):

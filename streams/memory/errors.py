@@ -10,7 +10,15 @@ from sources.turns import IngestionError
 __all__ = ["ExtractionError", "IngestionError", "SummarizationError"]
 
 
-class ExtractionError(Exception):
+class _CausedError(Exception):
+    """An error that keeps the exception it was caused by as ``cause``."""
+
+    def __init__(self, message: str, cause: Exception | None) -> None:
+        self.cause = cause
+        super().__init__(message)
+
+
+class ExtractionError(_CausedError):
     """Raised when entity/relationship extraction fails."""
 
     def __init__(
@@ -22,11 +30,10 @@ class ExtractionError(Exception):
     ) -> None:
         self.episode_id = episode_id
         self.provider_error = provider_error
-        self.cause = cause
-        super().__init__(message)
+        super().__init__(message, cause)
 
 
-class SummarizationError(Exception):
+class SummarizationError(_CausedError):
     """Raised when summarization fails."""
 
     def __init__(
@@ -38,5 +45,4 @@ class SummarizationError(Exception):
     ) -> None:
         self.group_id = group_id
         self.summary_type = summary_type
-        self.cause = cause
-        super().__init__(message)
+        super().__init__(message, cause)

@@ -25,24 +25,27 @@ from uuid import UUID
 
 
 @dataclass(frozen=True)
-class Statement:
-    """One statement that ``target`` holds from ``valid_from``; ``seq``: arrival order."""
+class Held:
+    """``target`` holds from ``valid_from``, by the relationship ``relationship_id``."""
 
     relationship_id: UUID
     target: UUID
     valid_from: datetime
+
+
+@dataclass(frozen=True)
+class Statement(Held):
+    """One statement of what holds; ``seq``: arrival order."""
+
     seq: int
     replaces: str | None = None
     """The name of the value it says it replaces (closes it even when many-valued)."""
 
 
 @dataclass(frozen=True)
-class Interval:
-    """A fact: ``target`` held from ``valid_from`` until ``valid_to`` (None: still holds)."""
+class Interval(Held):
+    """A fact: what holds from ``valid_from`` until ``valid_to`` (None: still holds)."""
 
-    relationship_id: UUID
-    target: UUID
-    valid_from: datetime
     valid_to: datetime | None = None
     invalidated_by: UUID | None = None
     """The interval (relationship) whose statement closed this one."""

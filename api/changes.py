@@ -22,8 +22,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from api.endpoint import service_error
 from api.errors import error_response
-from api.routes import service_error, tenant_of
+from api.routes import tenant_of
 from api.services.context import ServiceContext
 from api.services.errors import ServiceError
 from api.services.memory import check_group

@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from api.errors import error_response
+from api.services.errors import ServiceError
 from events.limits import BODY_MAX_BYTES
 from events.problems import problem_of
 
@@ -19,31 +20,27 @@ MAX_BODY_BYTES = BODY_MAX_BYTES
 M = TypeVar("M", bound=BaseModel)
 
 
-class ApiError(Exception):
-    """Raised by an endpoint body to answer with an AgentError."""
-
-    def __init__(self, status: int, code: str, message: str, *, recoverable: bool = False) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.recoverable = recoverable
-
-
 async def read_json(request: Request) -> dict[str, Any]:
-    """The request body as a JSON object, or an :class:`ApiError`."""
+    """The request body as a JSON object, or a :class:`ServiceError`."""
     raw = await request.body()
     if len(raw) > MAX_BODY_BYTES:
-        raise ApiError(413, "PAYLOAD_TOO_LARGE", f"body over {MAX_BODY_BYTES} bytes")
+        raise ServiceError(413, "PAYLOAD_TOO_LARGE", f"body over {MAX_BODY_BYTES} bytes")
     try:
         data = json.loads(raw or b"null")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ApiError(400, "INVALID_JSON", f"request body is not JSON: {exc}") from exc
+        raise ServiceError(400, "INVALID_JSON", f"request body is not JSON: {exc}") from exc
     except RecursionError as exc:  # thousands of nested brackets
-        raise ApiError(400, "INVALID_JSON", "request body is nested too deeply") from exc
+        raise ServiceError(400, "INVALID_JSON", "request body is nested too deeply") from exc
     if not isinstance(data, dict):
-        raise ApiError(400, "INVALID_REQUEST", "request body must be a JSON object")
+        raise ServiceError(400, "INVALID_REQUEST", "request body must be a JSON object")
     return data
+
+
+def service_error(exc: ServiceError) -> Response:
+    """``exc`` as the HTTP answer: its status and ``{"success": false, "error": ...}``."""
+    return error_response(
+        exc.status, exc.code, exc.message, recoverable=exc.recoverable, context=exc.context
+    )
 
 
 def invalid(exc: ValidationError) -> Response:
@@ -74,10 +71,8 @@ def json_endpoint(
                 result = await fn(request, body)
             except ValidationError as exc:
                 return invalid(exc)
-            except ApiError as exc:
-                return error_response(
-                    exc.status, exc.code, exc.message, recoverable=exc.recoverable
-                )
+            except ServiceError as exc:
+                return service_error(exc)
             if isinstance(result, Response):
                 return result
             if isinstance(result, BaseModel):

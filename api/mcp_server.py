@@ -1,10 +1,11 @@
 """The MCP server: the API's operations as tools, with seed 001's tool names.
 
 Transports: stdio (``tribal mcp``) and streamable HTTP at ``/mcp`` in the Starlette
-app (:func:`api.app.create_app`). Each tool's input schema is its pydantic input
-model's fields; its output schema is the output model. Errors come back as the
-output with ``success: false`` and an ``error`` (seed 001's AgentError), never as
-a protocol error, so an agent can read and act on them.
+app (:func:`api.app.create_app`). Each tool is a service function: its input schema is
+the fields of the function's request model, its output schema the answer model, its
+description the function's docstring. Errors come back as the output with ``success:
+false`` and an ``error`` (seed 001's AgentError), never as a protocol error, so an agent
+can read and act on them.
 """
 
 from __future__ import annotations
@@ -12,17 +13,14 @@ from __future__ import annotations
 import inspect
 import types
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, NamedTuple, Union, get_args, get_origin, get_type_hints
 
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, ValidationError, WithJsonSchema
 from pydantic_core import PydanticUndefined
 
 from api.auth import ANY_TENANT, tenant_from_headers
-from api.schemas import catalog as c
-from api.schemas import code as k
-from api.schemas import memory as m
-from api.schemas.knowledge import RetrieveRequest, RetrieveResponse
+from api.schemas.knowledge import RetrieveResponse
 from api.services import catalog, code, knowledge, memory
 from api.services.context import ServiceContext
 from api.services.errors import ServiceError
@@ -38,46 +36,40 @@ INSTRUCTIONS = (
     "(truncated: true); page with offset while has_more is true."
 )
 
-TOOLS: list[tuple[str, type[BaseModel], type[BaseModel], Any, str]] = [
-    ("search_tables", c.SearchTablesInput, c.SearchTablesOutput, catalog.search_tables,
-     "Find database tables relevant to a natural-language question (e.g. 'customer orders "
-     "and payments'). Returns fully qualified names (database.schema.table), descriptions, "
-     "key columns and a 0-1 relevance_score, best first. Filter by database or domain."),
-    ("get_table_schema", c.GetTableSchemaInput, c.GetTableSchemaOutput, catalog.get_table_schema,
-     "Full schema of one table by fully qualified name: columns with types, nullability, "
-     "defaults and descriptions; primary key; foreign keys; indexes; related tables. Use "
-     "before writing SQL against a table."),
-    ("get_join_path", c.GetJoinPathInput, c.GetJoinPathOutput, catalog.get_join_path,
-     "How to join two tables: the shortest foreign-key path (up to max_hops, default 3) "
-     "with each join's ON clause and a ready-to-run SELECT in sql_snippet."),
-    ("get_domain_overview", c.GetDomainOverviewInput, c.GetDomainOverviewOutput,
-     catalog.get_domain_overview,
-     "Overview of one business domain (e.g. 'orders'): what it covers, its tables, a "
-     "Mermaid ER diagram and common joins."),
-    ("list_domains", c.ListDomainsInput, c.ListDomainsOutput, catalog.list_domains,
-     "List the business domains the databases are organised into, with table counts. A "
-     "good first call to orient yourself."),
-    ("retrieve_knowledge", RetrieveRequest, RetrieveResponse, knowledge.retrieve_knowledge,
-     "Help-desk articles answering a customer's support message. Give the classified "
-     "intent (e.g. 'not_hashing'), the message, and metadata.product (the device). Returns "
-     "at most 3 sources with relevance_score >= 0.7, coverage (high/medium/low/none) and "
-     "gaps naming missing documentation. Never fails: coverage 'none' when unavailable."),
-    ("search_code", k.SearchCodeInput, k.SearchCodeOutput, code.search_code,
-     "Search indexed source code by meaning and keywords. Returns symbols with fully "
-     "qualified names, file paths and line ranges. Filter by repo, path glob (e.g. "
-     "'api/*.py'), language, symbol_kind."),
-    ("search_memory", m.SearchMemoryInput, m.SearchMemoryOutput, memory.search_memory,
-     "What the memory of one conversation (group_id 'tenant:session') holds: facts "
-     "(relationships between entities, with validity times) and, given a query, matching "
-     "episodes. as_of asks what was true at a time; known_at what was known then."),
-    ("get_entity", m.GetEntityInput, m.GetEntityOutput, memory.get_entity,
-     "One entity of a conversation's memory by id, with every version, merged duplicates "
-     "and every relationship version (history and provenance)."),
-    ("add_memory", m.AddMemoryInput, m.AddMemoryOutput, memory.add_memory,
-     "Record a conversation turn (user message and agent response) into the memory of "
-     "group_id; entities and facts are extracted from it asynchronously. speaker names who "
-     "said it (any number of people per group); occurred_at when (default now)."),
-]  # fmt: skip
+SERVICES: tuple[Callable[..., Awaitable[BaseModel]], ...] = (
+    catalog.search_tables,
+    catalog.get_table_schema,
+    catalog.get_join_path,
+    catalog.get_domain_overview,
+    catalog.list_domains,
+    knowledge.retrieve_knowledge,
+    code.search_code,
+    memory.search_memory,
+    memory.get_entity,
+    memory.add_memory,
+)
+"""The operations served as tools: seed 001's five first, then the others."""
+
+
+class Tool(NamedTuple):
+    """One tool: its service's name, request and answer models, and docstring."""
+
+    name: str
+    input: type[BaseModel]
+    output: type[BaseModel]
+    service: Any
+    description: str
+
+
+def tool_of(service: Callable[..., Awaitable[BaseModel]]) -> Tool:
+    """The tool serving ``service(ctx, request, tenant)``, described by its docstring."""
+    hints = get_type_hints(service)
+    request = list(inspect.signature(service).parameters)[1]
+    description = " ".join((service.__doc__ or "").split())
+    return Tool(service.__name__, hints[request], hints["return"], service, description)
+
+
+TOOLS = [tool_of(service) for service in SERVICES]
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:

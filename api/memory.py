@@ -12,8 +12,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from api.endpoint import ApiError, json_endpoint
+from api.endpoint import json_endpoint
 from api.errors import error_response
+from api.services.errors import ServiceError
 from events.limits import (
     EVENT_TYPE_MAX,
     GROUP_ID_MAX,
@@ -138,12 +139,12 @@ def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
         """A key writes only its own tenant's memory (``default`` without keys)."""
         caller = request.scope.get("state", {}).get("tenant", "*")
         if caller not in ("*", tenant):  # "*": no API keys configured (loopback only)
-            raise ApiError(403, "FORBIDDEN", f"this API key may not write tenant {tenant!r}")
+            raise ServiceError(403, "FORBIDDEN", f"this API key may not write tenant {tenant!r}")
 
     def require() -> MemoryIngestor:
         ing = ingestor()
         if ing is None:
-            raise ApiError(
+            raise ServiceError(
                 503, "EVENT_LOG_UNAVAILABLE", "no Kafka broker is configured", recoverable=True
             )
         return ing
@@ -153,7 +154,7 @@ def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
         try:
             result = await action
         except IngestionError as exc:
-            raise ApiError(422, exc.code, exc.message) from exc
+            raise ServiceError(422, exc.code, exc.message) from exc
         body = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
         return {"success": True, **body, "latency_ms": round((time.perf_counter() - t0) * 1000, 3)}
 
@@ -211,7 +212,7 @@ def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
     @json_endpoint(ForgetRequest, status=202)
     async def post_forget(request: Request, req: ForgetRequest) -> dict[str, Any]:
         if (req.group_id is None) == (req.tenant is None):
-            raise ApiError(422, "INVALID_REQUEST", "give exactly one of group_id, tenant")
+            raise ServiceError(422, "INVALID_REQUEST", "give exactly one of group_id, tenant")
         own(
             request,
             req.tenant if req.tenant is not None else (req.group_id or "").partition(":")[0],

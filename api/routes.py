@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from api.auth import ANY_TENANT
-from api.endpoint import ApiError, invalid, read_json
+from api.endpoint import invalid, read_json, service_error
 from api.errors import error_response
 from api.schemas import catalog as c
 from api.schemas import code as k
@@ -81,12 +81,6 @@ def tenant_of(request: Request) -> str:
     return tenant if isinstance(tenant, str) else ANY_TENANT
 
 
-def service_error(exc: ServiceError) -> Response:
-    return error_response(
-        exc.status, exc.code, exc.message, recoverable=exc.recoverable, context=exc.context
-    )
-
-
 async def run_service(
     op: Operation, ctx: ServiceContext, data: dict[str, Any], tenant: str
 ) -> Response:
@@ -113,8 +107,8 @@ def _endpoint(op: Operation, ctx: Callable[[], ServiceContext]) -> Callable[...,
             data: dict[str, Any] = (
                 dict(request.query_params) if op.method == "GET" else await read_json(request)
             )
-        except ApiError as exc:
-            return error_response(exc.status, exc.code, exc.message)
+        except ServiceError as exc:
+            return service_error(exc)
         for param, field in (op.path_params or {}).items():
             data[field] = request.path_params[param]
         return await run_service(op, ctx(), data, tenant_of(request))
@@ -129,8 +123,8 @@ def v1_routes(ctx: Callable[[], ServiceContext]) -> list[Route]:
     async def retrieve(request: Request) -> Response:
         try:
             req = RetrieveRequest.model_validate(await read_json(request))
-        except (ApiError, ValidationError) as exc:  # seed 002: invalid query → 200 degraded
-            problem = exc.message if isinstance(exc, ApiError) else problem_of(exc).message
+        except (ServiceError, ValidationError) as exc:  # seed 002: invalid query → 200 degraded
+            problem = exc.message if isinstance(exc, ServiceError) else problem_of(exc).message
             out = fallback(f"Invalid query: {problem}", why="invalid_query")
         else:
             out = await knowledge.retrieve_knowledge(ctx(), req, tenant_of(request))

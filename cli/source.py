@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -62,9 +64,22 @@ def _go(configs: list[SourceConfig], once: bool) -> None:
         console.print(f"emitted {n} events")
 
 
-def _config(kind: str, name: str | None, **options: Any) -> SourceConfig:
-    clean = {k: v for k, v in options.items() if v is not None}
-    return SourceConfig(kind=kind, name=name or kind, **clean)
+def _source_command(declare: Callable[..., None]) -> Callable[..., None]:
+    """``tribal source KIND``, from a function named KIND that only declares KIND's flags:
+    the flags given become the source's options; ``--name`` and ``--once`` are added."""
+    kind = declare.__name__
+
+    def run(name: Name = None, once: Once = False, **flags: Any) -> None:
+        given = {k: str(v) if isinstance(v, Path) else v for k, v in flags.items()}
+        options = {k: v for k, v in given.items() if v is not None}
+        _go([SourceConfig(kind=kind, name=name or kind, **options)], once)
+
+    own = inspect.signature(declare, eval_str=True).parameters.values()
+    common = list(inspect.signature(run, eval_str=True).parameters.values())[:2]
+    run.__signature__ = inspect.Signature([*own, *common])  # type: ignore[attr-defined]
+    run.__name__, run.__doc__ = kind, declare.__doc__
+    source_app.command(kind)(run)
+    return declare
 
 
 @source_app.command("run")
@@ -86,88 +101,46 @@ def run_config(
     _go(chosen, once)
 
 
-@source_app.command("postgres")
+@_source_command
 def postgres(
     dsn: Annotated[str, typer.Option(help="postgresql://… (use ${ENV} for secrets in yaml)")],
-    name: Name = None,
     install_trigger: Annotated[
         bool, typer.Option("--install-trigger", help="Install the DDL event trigger.")
     ] = False,
     interval: Annotated[float, typer.Option(help="Polling interval, seconds.")] = 30.0,
     schemas: Annotated[list[str] | None, typer.Option("--schema")] = None,
     include_samples: Annotated[bool, typer.Option("--include-samples")] = False,
-    once: Once = False,
 ) -> None:
     """Watch a PostgreSQL database's schema (DDL trigger + LISTEN, or polling)."""
-    _go(
-        [
-            _config(
-                "postgres",
-                name,
-                dsn=dsn,
-                install_trigger=install_trigger,
-                interval=interval,
-                schemas=schemas,
-                include_samples=include_samples,
-            )
-        ],
-        once,
-    )
 
 
-@source_app.command("snowflake")
+@_source_command
 def snowflake(
     account: Annotated[str, typer.Option()],
     user: Annotated[str, typer.Option()],
     database: Annotated[str, typer.Option()],
     password: Annotated[str | None, typer.Option(envvar="SNOWFLAKE_PASSWORD")] = None,
     warehouse: Annotated[str | None, typer.Option()] = None,
-    name: Name = None,
     interval: Annotated[float, typer.Option(help="Polling interval, seconds.")] = 300.0,
-    once: Once = False,
 ) -> None:
     """Poll a Snowflake database's INFORMATION_SCHEMA on LAST_ALTERED."""
-    _go(
-        [
-            _config(
-                "snowflake",
-                name,
-                account=account,
-                user=user,
-                password=password,
-                database=database,
-                warehouse=warehouse,
-                interval=interval,
-            )
-        ],
-        once,
-    )
 
 
-@source_app.command("files")
+@_source_command
 def files(
     path: Annotated[Path, typer.Argument(help="Repository or directory to watch.")],
-    name: Name = None,
     repo: Annotated[str | None, typer.Option(help="Repo name in keys (default: dir name).")] = None,
     max_bytes: Annotated[int | None, typer.Option(help="Larger files are skipped.")] = None,
-    once: Once = False,
 ) -> None:
     """Scan a directory, then watch it (respects .gitignore)."""
-    _go([_config("files", name, path=str(path), repo=repo, max_bytes=max_bytes)], once)
 
 
-@source_app.command("kb")
+@_source_command
 def kb(
     url: Annotated[str, typer.Option(help="Base URL of the host serving /api/kb/articles.")],
-    name: Name = None,
     interval: Annotated[float, typer.Option(help="Incremental sync interval, seconds.")] = 60.0,
     full_sync_every: Annotated[
         float, typer.Option(help="Seconds between full snapshots (deletion detection).")
     ] = 3600.0,
-    once: Once = False,
 ) -> None:
     """Sync a help-desk knowledge base (seed 002, Contract 1)."""
-    _go(
-        [_config("kb", name, url=url, interval=interval, full_sync_every=full_sync_every)],
-        once,
-    )

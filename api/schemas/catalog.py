@@ -37,13 +37,18 @@ class ColumnSummary(_Out):
     is_foreign_key: bool
 
 
-class TableSearchResult(_Out):
+class _TableHeading(_Out):
+    """What a search hit and a full schema both start with: where the table is, what it is."""
+
     name: Fqn
     database: str
     schema_name: str = Field(alias="schema")
     table: str
     domain: str
     description: str
+
+
+class TableSearchResult(_TableHeading):
     key_columns: list[ColumnSummary]
     row_count: int
     relevance_score: float = Field(ge=0.0, le=1.0)
@@ -98,13 +103,7 @@ class RelatedTable(_Out):
     description: str
 
 
-class TableSchema(_Out):
-    name: Fqn
-    database: str
-    schema_name: str = Field(alias="schema")
-    table: str
-    domain: str
-    description: str
+class TableSchema(_TableHeading):
     row_count: int
     columns: list[ColumnDetail]
     primary_key: list[str]

@@ -102,7 +102,9 @@ def _matches(t: Any, req: SearchTablesInput) -> bool:
 async def search_tables(
     ctx: ServiceContext, req: SearchTablesInput, tenant: str
 ) -> SearchTablesOutput:
-    """Tables matching a natural-language query, best first, with their key columns."""
+    """Find database tables relevant to a natural-language question (e.g. 'customer orders and
+    payments'). Returns fully qualified names (database.schema.table), descriptions, key columns
+    and a 0-1 relevance_score, best first. Filter by database or domain."""
     tenant = data_tenant(tenant)
     meaning = interpret_query(req.query, req.domain)
     ranked = await _ranked(ctx, req, tenant, meaning)
@@ -142,7 +144,9 @@ async def search_tables(
 async def get_table_schema(
     ctx: ServiceContext, req: GetTableSchemaInput, tenant: str
 ) -> GetTableSchemaOutput:
-    """Columns, keys, indexes and related tables of one table."""
+    """Full schema of one table by fully qualified name: columns with types, nullability, defaults
+    and descriptions; primary key; foreign keys; indexes; related tables. Use before writing SQL
+    against a table."""
     tenant = data_tenant(tenant)
     table = await q.get_table(
         require_db(ctx), req.table, tenant=tenant,
@@ -158,7 +162,8 @@ async def get_table_schema(
 async def get_join_path(
     ctx: ServiceContext, req: GetJoinPathInput, tenant: str
 ) -> GetJoinPathOutput:
-    """The shortest foreign-key path between two tables and a runnable SELECT."""
+    """How to join two tables: the shortest foreign-key path (up to max_hops, default 3) with each
+    join's ON clause and a ready-to-run SELECT in sql_snippet."""
     tenant = data_tenant(tenant)
     try:
         found = await q.join_path(
@@ -182,7 +187,8 @@ async def get_join_path(
 async def get_domain_overview(
     ctx: ServiceContext, req: GetDomainOverviewInput, tenant: str
 ) -> GetDomainOverviewOutput:
-    """A business domain: description, tables, ER diagram (Mermaid), common joins."""
+    """Overview of one business domain (e.g. 'orders'): what it covers, its tables, a Mermaid ER
+    diagram and common joins."""
     tenant = data_tenant(tenant)
     found = await q.get_domain(require_db(ctx), req.domain, tenant=tenant, database=req.database)
     if found is None:
@@ -203,7 +209,8 @@ async def get_domain_overview(
 async def list_domains(
     ctx: ServiceContext, req: ListDomainsInput, tenant: str
 ) -> ListDomainsOutput:
-    """Every business domain with its table count and databases."""
+    """List the business domains the databases are organised into, with table counts. A good first
+    call to orient yourself."""
     tenant = data_tenant(tenant)
     found = await q.list_domains(require_db(ctx), tenant=tenant, database=req.database)
     page = found[req.offset : req.offset + req.limit]

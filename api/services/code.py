@@ -34,7 +34,9 @@ def one_per_symbol(scored: list[tuple[Hit, float]]) -> list[tuple[Hit, float]]:
 
 
 async def search_code(ctx: ServiceContext, req: SearchCodeInput, tenant: str) -> SearchCodeOutput:
-    """Code chunks matching a query, best first, each with its symbol and line range."""
+    """Search indexed source code by meaning and keywords. Returns symbols with fully qualified
+    names, file paths and line ranges. Filter by repo, path glob (e.g. 'api/*.py'), language,
+    symbol_kind."""
     tenant = data_tenant(tenant)
     if ctx.index is None:
         raise ServiceError(503, *index_unavailable(ctx), True)

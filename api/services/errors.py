@@ -2,36 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from api.errors import AgentError
 
 
+@dataclass(eq=False)
 class ServiceError(Exception):
     """A failure the caller should see: HTTP status, machine code, message."""
 
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        recoverable: bool = False,
-        context: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.recoverable = recoverable
-        self.context = context
+    status: int
+    code: str
+    message: str
+    recoverable: bool = False
+    context: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
 
     def agent_error(self) -> AgentError:
-        return AgentError(
-            code=self.code,
-            message=self.message,
-            recoverable=self.recoverable,
-            context=self.context,
-        )
+        fields = ("code", "message", "recoverable", "context")
+        return AgentError.model_validate({f: getattr(self, f) for f in fields})
 
 
 def forbidden(what: str) -> ServiceError:

@@ -193,7 +193,11 @@ def _missed(why: FallbackReason, t0: float) -> RetrieveResponse:
 async def retrieve_knowledge(
     ctx: ServiceContext, req: RetrieveRequest, tenant: str, budget_s: float = BUDGET_S
 ) -> RetrieveResponse:
-    """Seed 002's ``retrieve_knowledge``; never raises, answers within ``budget_s``."""
+    """Help-desk articles answering a customer's support message. Give the classified intent (e.g.
+    'not_hashing'), the message, and metadata.product (the device). Returns at most 3 sources
+    with relevance_score >= 0.7, coverage (high/medium/low/none) and gaps naming missing
+    documentation. Never fails: coverage 'none' when unavailable."""
+    # Seed 002: never raises, and answers within budget_s.
     t0 = time.perf_counter()
     answers: Answers[RetrieveResponse] = ctx.answers
     key = (tenant, req.model_dump_json())

@@ -200,8 +200,11 @@ async def _memory_hits(
 async def search_memory(
     ctx: ServiceContext, req: SearchMemoryInput, tenant: str
 ) -> SearchMemoryOutput:
-    """Facts that held at ``as_of`` as known at ``known_at``, and matching episodes and
-    summaries, each with where it came from (episodes, turns, speakers, times)."""
+    """What the memory of one conversation (group_id 'tenant:session') holds: facts (relationships
+    between entities, with validity times) and, given a query, matching episodes. as_of asks
+    what was true at a time; known_at what was known then."""
+    # Facts, episodes and summaries each say where they came from (episodes, turns,
+    # speakers, times).
     group = check_group(req.group_id, tenant)
     try:
         facts = await g.facts_for(require_db(ctx), group, as_of=req.as_of, known_at=req.known_at)
@@ -236,7 +239,8 @@ async def search_memory(
 
 
 async def get_entity(ctx: ServiceContext, req: GetEntityInput, tenant: str) -> GetEntityOutput:
-    """An entity now, every version with its provenance, every relationship version."""
+    """One entity of a conversation's memory by id, with every version, merged duplicates and every
+    relationship version (history and provenance)."""
     group = check_group(req.group_id, tenant)
     try:
         found = await g.entity_with_history(require_db(ctx), group, req.entity_id)
@@ -263,8 +267,10 @@ def _jsonable(value: Any) -> Any:
 
 
 async def add_memory(ctx: ServiceContext, req: AddMemoryInput, tenant: str) -> AddMemoryOutput:
-    """Record a conversation turn (said by ``speaker`` at ``occurred_at``, both optional);
-    returns once Kafka has acknowledged it."""
+    """Record a conversation turn (user message and agent response) into the memory of group_id;
+    entities and facts are extracted from it asynchronously. speaker names who said it (any
+    number of people per group); occurred_at when (default now)."""
+    # Returns once Kafka has acknowledged the turn.
     from sources.turns import IngestionError, Session, Turn
 
     group = check_group(req.group_id, tenant)

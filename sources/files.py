@@ -164,44 +164,37 @@ class FilesSource:
         gone: list[str],
     ) -> int:
         try:
-            return await self._emit_all(sink, checkpoint, state, found, gone)
+            emitted = unsaved = await self._emit_gone(sink, state, gone)
+            with ThreadPoolExecutor(self.threads, thread_name_prefix=f"files-{self.name}") as pool:
+                for start in range(0, len(found), self.batch_size):
+                    batch = found[start : start + self.batch_size]
+                    observed = await asyncio.to_thread(_observe, pool, self._tree, batch)
+                    for entry, obs in zip(batch, observed, strict=True):
+                        if await self._emit_one(sink, state, entry.path, obs):
+                            emitted += 1
+                            unsaved += 1
+                    if unsaved >= self.checkpoint_every:
+                        await self._save(sink, checkpoint, state)
+                        unsaved = 0
+            if unsaved:
+                await self._save(sink, checkpoint, state)
+            return emitted
         except BaseException:
             # The in-memory state may be ahead of what the broker acknowledged.
             self._state = None
             raise
 
-    async def _emit_all(
-        self,
-        sink: EventSink,
-        checkpoint: CheckpointStore,
-        state: dict[str, str],
-        found: list[Entry],
-        gone: list[str],
-    ) -> int:
+    async def _emit_gone(self, sink: EventSink, state: dict[str, str], gone: list[str]) -> int:
+        """``FileDeleted`` for every path of ``gone``. What a deleted file held is kept a
+        while, so that a file found with it elsewhere is told to be a rename."""
         now = time.monotonic()
         self._recent = {s: v for s, v in self._recent.items() if now - v[1] < self.rename_window_s}
-        emitted = unsaved = 0
         for path in sorted(gone):
             token = state.pop(path)
             await _emit(sink, FileDeleted(**self._ids(path)))
             if _is_sha(token):
                 self._recent[token] = (path, now)
-            emitted += 1
-            unsaved += 1
-        with ThreadPoolExecutor(self.threads, thread_name_prefix=f"files-{self.name}") as pool:
-            for start in range(0, len(found), self.batch_size):
-                batch = found[start : start + self.batch_size]
-                observed = await asyncio.to_thread(_observe, pool, self._tree, batch)
-                for entry, obs in zip(batch, observed, strict=True):
-                    if await self._emit_one(sink, state, entry.path, obs):
-                        emitted += 1
-                        unsaved += 1
-                if unsaved >= self.checkpoint_every:
-                    await self._save(sink, checkpoint, state)
-                    unsaved = 0
-        if unsaved:
-            await self._save(sink, checkpoint, state)
-        return emitted
+        return len(gone)
 
     async def _emit_one(
         self, sink: EventSink, state: dict[str, str], path: str, obs: Observation | None

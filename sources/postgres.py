@@ -26,6 +26,7 @@ import contextlib
 import logging
 import re
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from sources.checkpoint import CheckpointStore
@@ -42,33 +43,25 @@ BACKOFF_INITIAL_S = 0.5
 BACKOFF_MAX_S = 30.0
 
 
+@dataclass(eq=False, repr=False)
 class PostgresSource:
     """Observes every table and view of one PostgreSQL database."""
 
-    def __init__(
-        self,
-        name: str,
-        dsn: str,
-        *,
-        install_trigger: bool = False,
-        interval: float = 30.0,
-        schemas: Sequence[str] | None = None,
-        include_samples: bool = False,
-        tenant: str = "default",
-        debounce: float = DEBOUNCE_S,
-        connect_timeout: float = 10.0,
-    ) -> None:
-        self.name = name
-        self.dsn = dsn
-        self.install_trigger = install_trigger
-        self.interval = interval
-        self.schemas = tuple(schemas) if schemas else None
-        self.include_samples = include_samples
-        self.tenant = tenant
-        self.debounce = debounce
-        self.connect_timeout = connect_timeout
-        self.trigger_installed = False
-        self._lock = asyncio.Lock()
+    name: str
+    dsn: str
+    _: KW_ONLY
+    install_trigger: bool = False
+    interval: float = 30.0
+    schemas: Sequence[str] | None = None
+    include_samples: bool = False
+    tenant: str = "default"
+    debounce: float = DEBOUNCE_S
+    connect_timeout: float = 10.0
+    trigger_installed: bool = field(default=False, init=False)
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
+
+    def __post_init__(self) -> None:
+        self.schemas = tuple(self.schemas) if self.schemas else None
 
     def __repr__(self) -> str:
         return f"PostgresSource({self.name!r}, {redact(self.dsn)!r})"

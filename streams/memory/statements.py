@@ -64,15 +64,9 @@ _NOW = r"(?:now |currently |still |actually |just |recently |officially )?"
 _A = r"(?:an? |the |our |my )?"
 _NEW = r"(?:new |current |updated |work |personal |main |primary |mobile |cell |direct )*"
 
-_SENTENCE_SKIP = re.compile(
-    r"(?i)^\s*(?:if|suppose|imagine|in case|what if|when i|should i|could i|can i|do you|"
-    r"does|is there|are there|would|will you|can you|could you)\b"
-)
+_SENTENCE_SKIP = re.compile(r"(?i)^\s*(?:if|suppose|imagine|in case|what if|when i|should i|could i|can i|do you|does|is there|are there|would|will you|can you|could you)\b")  # fmt: skip
 _NEGATED = re.compile(r"(?i)\b(?:not|never|no longer)\b|n't\b")
-_CHANGE = re.compile(
-    r"(?i)\b(?:now|moved|relocated|switched|changed|replaced|instead|new|no longer|"
-    r"upgraded|downgraded|as of|from now on|left|joined|migrated|started)\b"
-)
+_CHANGE = re.compile(r"(?i)\b(?:now|moved|relocated|switched|changed|replaced|instead|new|no longer|upgraded|downgraded|as of|from now on|left|joined|migrated|started)\b")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -164,485 +158,150 @@ _PREF = (
     r"[Mm]ornings?|[Aa]fternoons?|[Ee]venings?|[Ww]eekends?|[Ww]eekdays?|"
     r"(?:[Mm]on|[Tt]ues|[Ww]ednes|[Tt]hurs|[Ff]ri|[Ss]atur|[Ss]un)days?)"
 )
-_THIRD_PARTY: tuple[Pattern, ...] = (
+PATTERNS: tuple[Pattern, ...] = (
+    # who the speaker works for, and as what
+    _p("works_at", rf"{_I} {_NOW}(?:work|am working|'m working) (?:at|for|with) {_NAME}", "speaker"),
+    _p("works_at", rf"{_IM} {_NOW}(?:working|employed) (?:at|for|with|by) {_NAME}", "speaker"),
+    _p("works_at", rf"{_I} {_NOW}(?:joined|started at|started working at|moved to work at) {_NAME}", "speaker"),
+    _p("works_at", rf"{_IM} {_NOW}(?:with|at|from) {_NAME}(?=\s*(?:[,.;!]|$| as | and | now))", "speaker"),
+    _p("works_at", rf"(?i:this is) {_PWORD}(?: {_PWORD})? (?:from|at|with) {_NAME}", "speaker"),
+    _p("role", rf"{_I} {_NOW}(?:work|am working)(?: (?:at|for) {_NAME_WORD}(?: {_NAME_WORD})*)? as {_A}{_PHRASE}", "speaker"),
+    _p("role", rf"{_IM} {_NOW}(?:an? |the )(?P<obj>(?:[a-z]+ ){{0,3}}(?:engineer|manager|developer|designer|analyst|director|lead|officer|admin|administrator|accountant|consultant|nurse|teacher|scientist|architect|owner|founder|coordinator|specialist|assistant|head of [a-z]+|intern|recruiter|buyer|technician))\b", "speaker"),
+    _p("role", rf"(?i:my) {_NEW}(?:role|title|job title|position|job) is {_NOW}{_A}{_PHRASE}", "speaker"),
+    _p("role", rf"{_I} (?:was |got |have been |'ve been )?promoted to {_A}{_PHRASE}", "speaker"),
+    # where the speaker lives
+    _p("lives_in", rf"{_I} {_NOW}(?:live|am living|'m living|reside|am based|'m based) in {_NAME}", "speaker"),
+    _p("lives_in", rf"{_IM} {_NOW}(?:based|living|located) (?:in|near|out of) {_NAME}", "speaker"),
+    _p("lives_in", rf"{_I} (?:have |'ve )?{_NOW}(?:moved|relocated) (?:house )?to {_NAME}", "speaker"),
+    _p("lives_in", rf"(?i:my) {_NEW}(?:home|address|flat|apartment|house) is (?:now )?in {_NAME}", "speaker"),
+    # contact details
+    _p("email", rf"(?i:my) {_NEW}e-?mail(?: address)? (?:is|has changed to|changed to|is now) {_NOW}{_EMAIL}", "speaker"),
+    _p("email", rf"(?i:(?:reach|contact|email|mail) me) (?:at|on|via) {_EMAIL}", "speaker"),
+    _p("email", rf"(?i:use) {_EMAIL} (?:from now on|instead|going forward|for me)", "speaker"),
+    _p("phone", rf"(?i:my) {_NEW}(?:phone|number|mobile|cell)(?: number)? (?:is|has changed to|changed to|is now) {_NOW}{_PHONE}", "speaker"),
+    _p("phone", rf"(?i:(?:call|text|reach|ring) me) (?:at|on) {_PHONE}", "speaker"),
+    # people around the speaker
+    _p("manager", rf"(?i:my) {_NEW}(?:manager|boss|line manager|supervisor|team lead) is {_NOW}{_NAME}", "speaker"),
+    _p("manager", rf"{_I} {_NOW}report (?:directly )?to {_NAME}", "speaker"),
+    _p("colleague", rf"(?i:my) (?:colleague|coworker|co-worker|teammate) {_NAME}", "speaker"),
+    _p("billing_contact", rf"(?i:(?:our|the|my)) {_NEW}(?:billing|finance|invoicing|accounts) contact is {_NOW}{_NAME}", "we"),
+    _p("billing_contact", rf"{_NAME} {_NOW}(?:handles|looks after|manages|takes care of) (?:our |the )?(?:billing|invoices|invoicing)", "we"),
+    _p("contact", rf"(?i:(?:our|the|my)) {_NEW}(?:main |primary |technical |account )?(?:point of contact|contact person|contact) is {_NOW}{_NAME}", "we"),
+    # what the speaker (or their organisation) uses, and on which plan
+    _p("plan", rf"(?:{_IM}|{_WE}) {_NOW}on (?:the |a |an )?(?P<obj>[A-Z]\w*(?: [A-Z]\w*)?) (?:plan|tier|subscription|package)", "we"),
+    _p("plan", r"(?i:(?:upgraded|downgraded))(?: (?:us|me|our account|the account))? to (?:the |a )?(?P<obj>[A-Z]\w*(?: [A-Z]\w*)?)(?: plan| tier| subscription| package| membership)?", "we"),
+    _p("plan", r"(?i:(?:moved|switched|changed|went))(?: (?:us|me|our account|the account))? (?:over )?to (?:the |a |our |your )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|subscription|package|membership)", "we"),
+    _p("plan", rf"(?i:(?:our|my)) {_NEW}(?:plan|tier|subscription) is {_NOW}(?:the )?(?P<obj>[A-Z]\w*(?: [A-Z]\w*)?)", "we"),
+    _p("uses", rf"(?i:(?:switched|migrated|moved|changed)) (?:over )?from {_NAME_WORD}(?: {_NAME_WORD})? (?:over )?to {_NAME}", "we"),
+    _p("uses", rf"(?i:replaced) {_NAME_WORD}(?: {_NAME_WORD})? with {_NAME}", "we"),
+    _p("uses", rf"(?:{_I}|{_WE}) {_NOW}(?:use|uses|are using|am using|'re using|rely on|run on|run|have been using) {_NAME}", "we"),
+    _p("uses", rf"(?:everything is|we're all|we are all|it's all) (?:now )?on {_NAME}", "we"),
+    _p("uses", rf"(?i:(?:our|my)) {_NEW}(?:[a-z]+ ){{0,2}}(?:tool|platform|provider|system|warehouse|crm|stack|software|processor|gateway|host|database|app|router|laptop|phone|bank) is {_NOW}{_NAME}", "we"),
+    _p("team_size", rf"{_WE} {_NOW}(?:have|are|'re|are now|'ve got|have got)? ?(?:a team of |a company of |about |around |roughly )?{_NUMBER} (?:people|engineers|developers|staff|employees|users|members|agents|seats|of us)", "we"),
+    _p("team_size", rf"(?i:(?:team|company|headcount)) (?:is|has grown to|grew to|is now|went down to|shrank to|of) {_NOW}{_NUMBER}", "we"),
+    _p("prefers", rf"{_I} (?:would |'d )?(?:prefer|like) (?:to be contacted |to hear from you |contact )?(?:by |via |over )(?P<obj>e-?mail|phone|text|sms|whatsapp|post|chat|slack)", "speaker"),
+    _p("prefers", r"(?i:please) (?:only )?(?:contact|reach|message) me (?:by|via|over|on) (?P<obj>e-?mail|phone|text|sms|whatsapp|post|chat|slack)", "speaker"),
+    _p("prefers", rf"{_I} (?:would |'d )?prefer {_A}(?P<obj>(?:morning|afternoon|evening|weekend|weekday|early|late) (?:appointments|slots|calls|meetings|deliveries))", "speaker"),
+    _p("language", rf"(?i:my) (?:preferred |first )?language is {_NAME}", "speaker"),
+    _p("timezone", rf"{_IM} (?:in|on) (?P<obj>[A-Z]{{2,5}}|[A-Z]\w+ time)\b", "speaker"),
+    # organisations
+    _p("located_in", rf"(?P<subj>[A-Z][\w&]+(?: [A-Z][\w&]+)*) (?:is|are) {_NOW}(?:based|located|headquartered) in {_NAME}", "named"),
+    _p("located_in", rf"{_WE} {_NOW}(?:based|located|headquartered) in {_NAME}", "we"),
+    # -- about the people and organisations a speaker names, or about the speaker in words
+    #    the patterns above do not cover
     # preferences: what someone would rather have
-    _p(
-        "prefers",
-        rf"{_WHO}(?:'d| would)? (?:always |usually |much |really |also )?(?:prefers?|'d prefer|would prefer) (?:an? |the |to get |to have |having )?(?P<obj>[\w -]{{2,40}}?)(?= over\b| to \w+ ones\b| rather\b| than\b| if\b| when\b| because\b| as\b| so\b|[,.;!]|$)",
-        "who",
-    ),
-    _p(
-        "prefers",
-        rf"\b(?P<obj>{_PREF})(?: [a-z]+)? (?:is|are|'s) (?:much |far |usually |always |the )?(?:best|better|ideal|easiest|easier|preferred)\b",
-    ),
-    _p("prefers", rf"\b(?P<obj>{_PREF}) (?:suits?|works?) (?:me|us) (?:much |far )?better"),
-    _p(
-        "prefers",
-        r"\b(?P<obj>e-?mail|text|message|whatsapp|WhatsApp) (?P<who>me|her|him|us)\b[^.]{0,30}? (?:instead of|rather than)",
-        "who",
-    ),
-    _p(
-        "prefers",
-        r"\b(?:by|on|over|via) (?P<obj>e-?mail|text|whatsapp|WhatsApp|sms|phone|post) (?:rather than|instead of)\b",
-    ),
+    _p("prefers", rf"{_WHO}(?:'d| would)? (?:always |usually |much |really |also )?(?:prefers?|'d prefer|would prefer) (?:an? |the |to get |to have |having )?(?P<obj>[\w -]{{2,40}}?)(?= over\b| to \w+ ones\b| rather\b| than\b| if\b| when\b| because\b| as\b| so\b|[,.;!]|$)", "who"),
+    _p("prefers", rf"\b(?P<obj>{_PREF})(?: [a-z]+)? (?:is|are|'s) (?:much |far |usually |always |the )?(?:best|better|ideal|easiest|easier|preferred)\b", "speaker"),
+    _p("prefers", rf"\b(?P<obj>{_PREF}) (?:suits?|works?) (?:me|us) (?:much |far )?better", "speaker"),
+    _p("prefers", r"\b(?P<obj>e-?mail|text|message|whatsapp|WhatsApp) (?P<who>me|her|him|us)\b[^.]{0,30}? (?:instead of|rather than)", "who"),
+    _p("prefers", r"\b(?:by|on|over|via) (?P<obj>e-?mail|text|whatsapp|WhatsApp|sms|phone|post) (?:rather than|instead of)\b", "speaker"),
     *(pattern for relation, slot in _SLOTS.items() for pattern in _slot(relation, slot)),
-    _p(
-        "billing_contact",
-        rf"{_PERSON_OBJ} (?:has taken over|took over|is taking over|now handles|handles|looks after|manages) (?:the )?(?:billing|invoices|invoicing|the books)",
-        "owner-we",
-    ),
-    _p(
-        "timezone",
-        rf"{_WHO}(?:'s|'re| is| am| are)? {_NOW}on (?P<obj>[A-Z]{{2,5}}|[A-Z]\w+ [Tt]ime)\b",
-        "who",
-    ),
-    _p(
-        "language",
-        rf"(?P<obj>{_LANGUAGES}) is {_POSS} (?:first |native |preferred |main )?language",
-        "who",
-    ),
-    _p(
-        "language",
-        rf"\bI (?:would |'d )?(?:prefer|speak|read|want [\w ]{{0,30}} in) (?P<obj>{_LANGUAGES})\b",
-    ),
-    _p(
-        "budget",
-        rf"{_POSS} (?:[a-z]+ )?budget (?:is|of|for [\w ]{{1,30}} is)(?: now)?(?: about| around| roughly| up to)? {_MONEY}",
-        "who",
-    ),
-    _p(
-        "budget",
-        rf"(?:[Bb]udget\b[\w ,]{{0,40}}? (?:is|of|at)|we've got|we have|covering|topped [\w ]{{0,20}}up to|bumped [\w ]{{0,20}}up to)(?: now)?(?:,? (?:about|around|roughly|up to|tight))*,? {_MONEY}",
-        "we",
-    ),
+    _p("billing_contact", rf"{_PERSON_OBJ} (?:has taken over|took over|is taking over|now handles|handles|looks after|manages) (?:the )?(?:billing|invoices|invoicing|the books)", "owner-we"),
+    _p("timezone", rf"{_WHO}(?:'s|'re| is| am| are)? {_NOW}on (?P<obj>[A-Z]{{2,5}}|[A-Z]\w+ [Tt]ime)\b", "who"),
+    _p("language", rf"(?P<obj>{_LANGUAGES}) is {_POSS} (?:first |native |preferred |main )?language", "who"),
+    _p("language", rf"\bI (?:would |'d )?(?:prefer|speak|read|want [\w ]{{0,30}} in) (?P<obj>{_LANGUAGES})\b", "speaker"),
+    _p("budget", rf"{_POSS} (?:[a-z]+ )?budget (?:is|of|for [\w ]{{1,30}} is)(?: now)?(?: about| around| roughly| up to)? {_MONEY}", "who"),
+    _p("budget", rf"(?:[Bb]udget\b[\w ,]{{0,40}}? (?:is|of|at)|we've got|we have|covering|topped [\w ]{{0,20}}up to|bumped [\w ]{{0,20}}up to)(?: now)?(?:,? (?:about|around|roughly|up to|tight))*,? {_MONEY}", "we"),
     # roles, with whom they belong to
-    _p("role", rf"\bI'?m {_NOW}{_ARTICLE}{_ROLE}(?= (?:at|for|with|of|in|here|there)\b|[,.;!]|$)"),
-    _p(
-        "role",
-        rf"\bI(?: was| got|'ve been| have been|'ve| have)? (?:promoted|stepped up|moved up) (?:to|as) {_ARTICLE}{_ROLE}",
-    ),
-    _p(
-        "role",
-        rf"(?P<who>{_PERSON})(?: here)?\s*(?:,|\u2014|\u2013| -)\s*(?:I'm )?(?:an? |the )?{_ROLE}(?= (?:at|for|with|of|in|here|there)\b|[,.;!]|$)",
-        "who",
-    ),
-    _p(
-        "works_at",
-        rf"(?P<who>{_PERSON})(?: here)?\s*(?:,|\u2014|\u2013| -)\s*(?:I'm )?(?:an? |the )?(?:[\w-]+ ){{0,3}}{_ROLE_HEAD} (?:at|for|with|of) {_NAME}",
-        "who",
-    ),
-    _p(
-        "role",
-        rf"(?P<who>{_PERSON}),? (?:who'?s |who is )?(?:my|our|their|the|his|her) {_NEW}{_ROLE}",
-        "who",
-    ),
-    _p(
-        "role",
-        rf"\b(?i:my|our|their|the|his|her) {_NEW}{_ROLE}(?: there| here)?,? (?P<who>{_PERSON})",
-        "who",
-    ),
+    _p("role", rf"\bI'?m {_NOW}{_ARTICLE}{_ROLE}(?= (?:at|for|with|of|in|here|there)\b|[,.;!]|$)", "speaker"),
+    _p("role", rf"\bI(?: was| got|'ve been| have been|'ve| have)? (?:promoted|stepped up|moved up) (?:to|as) {_ARTICLE}{_ROLE}", "speaker"),
+    _p("role", rf"(?P<who>{_PERSON})(?: here)?\s*(?:,|\u2014|\u2013| -)\s*(?:I'm )?(?:an? |the )?{_ROLE}(?= (?:at|for|with|of|in|here|there)\b|[,.;!]|$)", "who"),
+    _p("works_at", rf"(?P<who>{_PERSON})(?: here)?\s*(?:,|\u2014|\u2013| -)\s*(?:I'm )?(?:an? |the )?(?:[\w-]+ ){{0,3}}{_ROLE_HEAD} (?:at|for|with|of) {_NAME}", "who"),
+    _p("role", rf"(?P<who>{_PERSON}),? (?:who'?s |who is )?(?:my|our|their|the|his|her) {_NEW}{_ROLE}", "who"),
+    _p("role", rf"\b(?i:my|our|their|the|his|her) {_NEW}{_ROLE}(?: there| here)?,? (?P<who>{_PERSON})", "who"),
     _p("role", rf"{_WHO}(?: is|'s| was| has been) {_NOW}{_ARTICLE}{_ROLE}(?! is\b| was\b)", "who"),
-    _p(
-        "role",
-        rf"\b(?P<org>{_PWORD}(?: {_PWORD}){{0,3}})'s {_NEW}{_ROLE} is {_NOW}(?P<who>{_PERSON})",
-        "who",
-    ),
-    _p(
-        "role",
-        rf"{_WHO} (?:took over|has taken over|takes over|replaced \w+|stepped in) as {_ARTICLE}{_ROLE}",
-        "who",
-    ),
-    _p(
-        "works_at",
-        rf"\bI'?m {_NOW}{_ARTICLE}(?:[\w-]+ ){{0,3}}{_ROLE_HEAD} (?:at|for|with|of) {_NAME}",
-    ),
-    _p(
-        "works_at",
-        rf"(?P<who>{_PERSON}) (?:from|at|with) {_NAME}(?=\s*(?:[,.;!)]|$| and | is | who | has | said| told| here))",
-        "who",
-    ),
-    _p(
-        "works_at",
-        rf"{_WHO} {_NOW}(?:works|worked|is working|'s working) (?:at|for) {_NAME}",
-        "who",
-    ),
-    _p(
-        "works_at",
-        rf"{_WHO} (?:has |'s |have |'ve )?(?:now )?(?:left \S+(?: \S+)? (?:and|to) )?(?:joined|started at|transferred to) {_NAME}",
-        "who",
-    ),
+    _p("role", rf"\b(?P<org>{_PWORD}(?: {_PWORD}){{0,3}})'s {_NEW}{_ROLE} is {_NOW}(?P<who>{_PERSON})", "who"),
+    _p("role", rf"{_WHO} (?:took over|has taken over|takes over|replaced \w+|stepped in) as {_ARTICLE}{_ROLE}", "who"),
+    _p("works_at", rf"\bI'?m {_NOW}{_ARTICLE}(?:[\w-]+ ){{0,3}}{_ROLE_HEAD} (?:at|for|with|of) {_NAME}", "speaker"),
+    _p("works_at", rf"(?P<who>{_PERSON}) (?:from|at|with) {_NAME}(?=\s*(?:[,.;!)]|$| and | is | who | has | said| told| here))", "who"),
+    _p("works_at", rf"{_WHO} {_NOW}(?:works|worked|is working|'s working) (?:at|for) {_NAME}", "who"),
+    _p("works_at", rf"{_WHO} (?:has |'s |have |'ve )?(?:now )?(?:left \S+(?: \S+)? (?:and|to) )?(?:joined|started at|transferred to) {_NAME}", "who"),
     # where people and organisations are
-    _p(
-        "lives_in",
-        rf"{_WHO}(?:'s|'re| is| are| has| have|'ve)? {_NOW}{_LIVE_VERB} (?:in|to|from|out of|near) (?:our |the )?{_PLACE}",
-        "who",
-    ),
-    _p(
-        "located_in",
-        rf"\b(?:our|the|their) {_PLACE} (?:office|site|warehouse|branch|depot|team|studio|shop|store|clinic)\b",
-        "we",
-    ),
-    _p(
-        "located_in",
-        rf"\b(?:warehouses?|offices?|sites?|branches|depots?|stores?|shops?) (?:in|at) {_PLACE}",
-        "we",
-    ),
+    _p("lives_in", rf"{_WHO}(?:'s|'re| is| are| has| have|'ve)? {_NOW}{_LIVE_VERB} (?:in|to|from|out of|near) (?:our |the )?{_PLACE}", "who"),
+    _p("located_in", rf"\b(?:our|the|their) {_PLACE} (?:office|site|warehouse|branch|depot|team|studio|shop|store|clinic)\b", "we"),
+    _p("located_in", rf"\b(?:warehouses?|offices?|sites?|branches|depots?|stores?|shops?) (?:in|at) {_PLACE}", "we"),
     # contact details of whoever is named or pointed at
-    _p(
-        "email",
-        rf"{_POSS} {_NEW}(?:e-?mail|email address|address|inbox)(?: address)? (?:is|has changed to|changed to|is now|:) {_NOW}{_EMAIL}",
-        "who",
-    ),
-    _p(
-        "email",
-        rf"(?:reach|contact|email|e-mail|mail|cc) (?P<who>{_PERSON}|him|her) (?:at|on|via) {_EMAIL}",
-        "who",
-    ),
+    _p("email", rf"{_POSS} {_NEW}(?:e-?mail|email address|address|inbox)(?: address)? (?:is|has changed to|changed to|is now|:) {_NOW}{_EMAIL}", "who"),
+    _p("email", rf"(?:reach|contact|email|e-mail|mail|cc) (?P<who>{_PERSON}|him|her) (?:at|on|via) {_EMAIL}", "who"),
     _p("email", rf"(?P<who>{_PERSON}) \(?{_EMAIL}", "who"),
-    _p(
-        "phone",
-        rf"{_POSS} {_NEW}(?:phone|number|mobile|cell|landline|extension)(?: number)? (?:is|has changed to|changed to|is now|:) {_NOW}{_PHONE}",
-        "who",
-    ),
-    _p(
-        "phone",
-        rf"(?:call|text|reach|ring|phone) (?P<who>{_PERSON}|him|her) (?:at|on) {_PHONE}",
-        "who",
-    ),
+    _p("phone", rf"{_POSS} {_NEW}(?:phone|number|mobile|cell|landline|extension)(?: number)? (?:is|has changed to|changed to|is now|:) {_NOW}{_PHONE}", "who"),
+    _p("phone", rf"(?:call|text|reach|ring|phone) (?P<who>{_PERSON}|him|her) (?:at|on) {_PHONE}", "who"),
     # plans, head counts
-    _p(
-        "plan",
-        rf"(?:{_IM}|{_WE}) {_NOW}on (?:the|your|our) (?P<obj>(?!same\b|annual\b|monthly\b|yearly\b|current\b|old\b|new\b|right\b|wrong\b|cheapest\b|other\b)[a-z]+) (?:plan|tier)\b",
-        "we",
-    ),
-    _p(
-        "plan",
-        rf"(?:{_IM}|{_WE}|\b[Ww]e've|\bI've) (?:got |have |chose |picked |bought )?{_NOW}(?:on )?(?:your |the |our |a )(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|subscription|package|membership)",
-        "we",
-    ),
-    _p(
-        "plan",
-        rf"(?:{_IM}|{_WE}) {_NOW}on (?:your |the )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?)(?= now\b.*(?:upgrad|downgrad|plan|tier)|,? (?:now,? )?(?:upgrad|downgrad|since))",
-        "we",
-    ),
-    _p(
-        "team_size",
-        rf"\b[Tt]here (?:are|'re) (?:now |currently |about |around |roughly |only |just )*{_NUMBER} (?:of us|people|staff|employees)",
-        "we",
-    ),
-    _p(
-        "team_size",
-        rf"(?:{_WE}|team|staff|headcount|\bIT|office|shop) (?:is |are |'re )?(?:now |currently |down to |up to |about |around |roughly |only |just )*{_NUMBER} (?:people|staff|employees|engineers|agents|drivers|seats|users|members|of us)\b",
-        "we",
-    ),
+    _p("plan", rf"(?:{_IM}|{_WE}) {_NOW}on (?:the|your|our) (?P<obj>(?!same\b|annual\b|monthly\b|yearly\b|current\b|old\b|new\b|right\b|wrong\b|cheapest\b|other\b)[a-z]+) (?:plan|tier)\b", "we"),
+    _p("plan", rf"(?:{_IM}|{_WE}|\b[Ww]e've|\bI've) (?:got |have |chose |picked |bought )?{_NOW}(?:on )?(?:your |the |our |a )(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|subscription|package|membership)", "we"),
+    _p("plan", rf"(?:{_IM}|{_WE}) {_NOW}on (?:your |the )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?)(?= now\b.*(?:upgrad|downgrad|plan|tier)|,? (?:now,? )?(?:upgrad|downgrad|since))", "we"),
+    _p("team_size", rf"\b[Tt]here (?:are|'re) (?:now |currently |about |around |roughly |only |just )*{_NUMBER} (?:of us|people|staff|employees)", "we"),
+    _p("team_size", rf"(?:{_WE}|team|staff|headcount|\bIT|office|shop) (?:is |are |'re )?(?:now |currently |down to |up to |about |around |roughly |only |just )*{_NUMBER} (?:people|staff|employees|engineers|agents|drivers|seats|users|members|of us)\b", "we"),
     _p("team_size", rf"(?:{_WE}) (?:now |currently )?{_NUMBER}(?= now\b| people\b|[,.;]|$)", "we"),
-    _p(
-        "team_size",
-        rf"\b{_NUMBER} (?:of us|people|agents|engineers|staff) (?:on|in) (?:the |our )?(?:team|IT|office|shop|support)",
-        "we",
-    ),
+    _p("team_size", rf"\b{_NUMBER} (?:of us|people|agents|engineers|staff) (?:on|in) (?:the |our )?(?:team|IT|office|shop|support)", "we"),
     # where the speaker (or whoever a clause is about) is based
-    _p(
-        "lives_in",
-        rf"(?:^|[,\u2014\u2013-] ?)(?:currently |now )?(?:living|based|working out of|working from) in {_PLACE}",
-        "fragment",
-    ),
+    _p("lives_in", rf"(?:^|[,\u2014\u2013-] ?)(?:currently |now )?(?:living|based|working out of|working from) in {_PLACE}", "fragment"),
     _p("lives_in", rf"\b(?P<who>who)(?:'s| is) {_NOW}(?:based|living|located) in {_PLACE}", "who"),
     _p("works_at", rf"(?P<who>{_PERSON}) here (?:from|at|with) {_NAME}", "who"),
-    _p(
-        "works_at",
-        rf"\bI (?:head up|run|lead|manage) (?:the )?(?:[a-z]+ ){{1,3}}(?:team|department|desk|group|office) (?:at|for) {_NAME}",
-    ),
-    _p(
-        "works_at",
-        rf"{_WHO}(?:'s been| has been| is now| 's now) (?:at|with) {_NAME}(?= for| since|[,.;!]|$)",
-        "who",
-    ),
+    _p("works_at", rf"\bI (?:head up|run|lead|manage) (?:the )?(?:[a-z]+ ){{1,3}}(?:team|department|desk|group|office) (?:at|for) {_NAME}", "speaker"),
+    _p("works_at", rf"{_WHO}(?:'s been| has been| is now| 's now) (?:at|with) {_NAME}(?= for| since|[,.;!]|$)", "who"),
     # what is used
-    _p(
-        "uses",
-        rf"(?:{_I}|{_WE}) (?:'ve |have )?{_NOW}(?:switched|migrated|changed)(?: everything| it| us)?(?: over)? to {_NAME}",
-        "we",
-    ),
-    _p(
-        "uses",
-        rf"(?:replaced|swapped) (?:the |our |my )?{_NAME_WORD}(?: {_NAME_WORD})?(?: \w+)? (?:with|for) (?:a |an |the )?{_NAME}",
-        "we",
-    ),
+    _p("uses", rf"(?:{_I}|{_WE}) (?:'ve |have )?{_NOW}(?:switched|migrated|changed)(?: everything| it| us)?(?: over)? to {_NAME}", "we"),
+    _p("uses", rf"(?:replaced|swapped) (?:the |our |my )?{_NAME_WORD}(?: {_NAME_WORD})?(?: \w+)? (?:with|for) (?:a |an |the )?{_NAME}", "we"),
     _p("uses", rf"{_NAME} instead of", "we"),
     _p("uses", rf"(?:runs|run|running|is|are) (?:now |all |entirely )*on {_NAME}", "we"),
-    _p(
-        "uses",
-        rf"(?:our|my) {_NEW}(?:[a-z]+ ){{0,2}}(?:tool|platform|provider|system|warehouse|crm|CRM|stack|software|processor|gateway|host|database|app|router|laptop|phone|bank|reader|till|POS|helpdesk|editor|tracker|calendar)(?:, which)? is {_NOW}{_NAME}",
-        "we",
-    ),
-    _p(
-        "uses",
-        rf"(?:{_I}|{_WE}) (?:do|track|manage|run|keep|log|draw|design|build|write|host|handle|process) (?:all |everything |most )?(?:[a-z]+ ){{0,3}}(?:in|on|with|through) {_NAME}",
-        "we",
-    ),
-    _p(
-        "works_at",
-        rf"\bI (?:own|run|founded|co-founded|started|manage) (?:a |an |the |my )?(?:[\w'-]+ ){{0,6}}?(?:called|named) {_NAME}",
-    ),
-    _p(
-        "works_at",
-        rf"\bI'?m {_NOW}{_ARTICLE}(?:[\w-]+ ){{0,3}}{_ROLE_HEAD} (?:with|at|for) (?P<obj>them|there)\b",
-    ),
-    _p(
-        "located_in",
-        rf"(?P<who>{_PERSON})(?:,| is| -)? (?:an? [\w' -]{{0,40}}? )?(?:based |located |headquartered )?(?:up |down |over |here |out )?(?:in|out of) {_PLACE}",
-        "org-named",
-    ),
-    _p(
-        "located_in",
-        rf"(?:\b[Ww]e're|\b[Ww]e are|\b[Ii]t's|\b[Ii]t is) (?:an? |the )?(?:[\w'-]+ ){{0,4}}?(?:based |located )?(?:up |down |over |out )?in {_PLACE}",
-        "we-place",
-    ),
-    _p(
-        "located_in",
-        rf"\b(?:our|the|their) {_PLACE} (?:staff|HQ|headquarters|plant|lab|hub|team)\b",
-        "we",
-    ),
-    _p(
-        "uses",
-        rf"(?:moved|migrated|switched|changed|ported)(?: [a-z]+){{0,4}} (?:from|off|out of) {_NAME_WORD}(?: {_NAME_WORD})?(?: [a-z]+)?,? (?:over |and )?(?:to|into|onto) {_NAME}",
-        "we",
-    ),
-    _p(
-        "uses",
-        rf"(?:[Oo]ur|[Mm]y|[Yy]our) {_NAME} (?:integration|subscription|account|reader|terminal|service|app|licen[cs]e|instance|workspace|units|devices|MDM|system)\b",
-        "we",
-    ),
-    _p(
-        "uses",
-        rf"\b(?:go|goes|going|come in|comes in|coming in|dispatch|dispatches|send|sends|process|processes|run|runs|pay|sell|book|sync|syncs|order)(?: [a-z]+){{0,3}} (?:through|via) {_NAME}",
-        "we",
-    ),
+    _p("uses", rf"(?:our|my) {_NEW}(?:[a-z]+ ){{0,2}}(?:tool|platform|provider|system|warehouse|crm|CRM|stack|software|processor|gateway|host|database|app|router|laptop|phone|bank|reader|till|POS|helpdesk|editor|tracker|calendar)(?:, which)? is {_NOW}{_NAME}", "we"),
+    _p("uses", rf"(?:{_I}|{_WE}) (?:do|track|manage|run|keep|log|draw|design|build|write|host|handle|process) (?:all |everything |most )?(?:[a-z]+ ){{0,3}}(?:in|on|with|through) {_NAME}", "we"),
+    _p("works_at", rf"\bI (?:own|run|founded|co-founded|started|manage) (?:a |an |the |my )?(?:[\w'-]+ ){{0,6}}?(?:called|named) {_NAME}", "speaker"),
+    _p("works_at", rf"\bI'?m {_NOW}{_ARTICLE}(?:[\w-]+ ){{0,3}}{_ROLE_HEAD} (?:with|at|for) (?P<obj>them|there)\b", "speaker"),
+    _p("located_in", rf"(?P<who>{_PERSON})(?:,| is| -)? (?:an? [\w' -]{{0,40}}? )?(?:based |located |headquartered )?(?:up |down |over |here |out )?(?:in|out of) {_PLACE}", "org-named"),
+    _p("located_in", rf"(?:\b[Ww]e're|\b[Ww]e are|\b[Ii]t's|\b[Ii]t is) (?:an? |the )?(?:[\w'-]+ ){{0,4}}?(?:based |located )?(?:up |down |over |out )?in {_PLACE}", "we-place"),
+    _p("located_in", rf"\b(?:our|the|their) {_PLACE} (?:staff|HQ|headquarters|plant|lab|hub|team)\b", "we"),
+    _p("uses", rf"(?:moved|migrated|switched|changed|ported)(?: [a-z]+){{0,4}} (?:from|off|out of) {_NAME_WORD}(?: {_NAME_WORD})?(?: [a-z]+)?,? (?:over |and )?(?:to|into|onto) {_NAME}", "we"),
+    _p("uses", rf"(?:[Oo]ur|[Mm]y|[Yy]our) {_NAME} (?:integration|subscription|account|reader|terminal|service|app|licen[cs]e|instance|workspace|units|devices|MDM|system)\b", "we"),
+    _p("uses", rf"\b(?:go|goes|going|come in|comes in|coming in|dispatch|dispatches|send|sends|process|processes|run|runs|pay|sell|book|sync|syncs|order)(?: [a-z]+){{0,3}} (?:through|via) {_NAME}", "we"),
     _p("uses", rf"(?:everything|it|all)(?:'s| is) (?:now |all )?on {_NAME}", "we"),
     # plans named by what they are, whoever is on them
-    _p(
-        "plan",
-        r"\bon (?:the |your |our |a )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|cover|package|membership|subscription|contract)\b",
-        "we",
-    ),
-    _p(
-        "plan",
-        r"\b(?:got|have|signed|bought|booked) (?:a |an |the |your |our )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|cover|package|membership|subscription|contract)\b",
-        "we",
-    ),
+    _p("plan", r"\bon (?:the |your |our |a )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|cover|package|membership|subscription|contract)\b", "we"),
+    _p("plan", r"\b(?:got|have|signed|bought|booked) (?:a |an |the |your |our )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|cover|package|membership|subscription|contract)\b", "we"),
     # employers and jobs said in passing
-    _p(
-        "works_at",
-        rf"{_WHO}(?: is|'s| was)? (?:now |also )?(?:an? |the )(?!member\b|customer\b|client\b|patient\b|regular\b|guest\b|fan\b)(?:[\w-]+ ){{0,3}}?[a-z-]+ (?:at|for|with) (?:the )?{_NAME}",
-        "who",
-    ),
-    _p(
-        "role",
-        rf"{_WHO}(?: is|'s| was) (?:now |also )?(?:an? |the )(?P<obj>(?!member\b|customer\b|client\b|patient\b|regular\b|guest\b|fan\b)(?:[a-z-]+ ){{0,2}}[a-z-]+) (?:at|for|with) (?:the )?[A-Z]",
-        "who",
-    ),
-    _p(
-        "works_at",
-        rf"(?P<who>{_PERSON}) (?:of|from) (?:the )?{_NAME}(?=\s*(?:[,.;!)]|$| and | is | who | has ))",
-        "who",
-    ),
-    _p(
-        "works_at",
-        rf"{_WHO} {_NOW}(?:works|worked|is working|'s working) (?:at|for) the {_NAME}",
-        "who",
-    ),
+    _p("works_at", rf"{_WHO}(?: is|'s| was)? (?:now |also )?(?:an? |the )(?!member\b|customer\b|client\b|patient\b|regular\b|guest\b|fan\b)(?:[\w-]+ ){{0,3}}?[a-z-]+ (?:at|for|with) (?:the )?{_NAME}", "who"),
+    _p("role", rf"{_WHO}(?: is|'s| was) (?:now |also )?(?:an? |the )(?P<obj>(?!member\b|customer\b|client\b|patient\b|regular\b|guest\b|fan\b)(?:[a-z-]+ ){{0,2}}[a-z-]+) (?:at|for|with) (?:the )?[A-Z]", "who"),
+    _p("works_at", rf"(?P<who>{_PERSON}) (?:of|from) (?:the )?{_NAME}(?=\s*(?:[,.;!)]|$| and | is | who | has ))", "who"),
+    _p("works_at", rf"{_WHO} {_NOW}(?:works|worked|is working|'s working) (?:at|for) the {_NAME}", "who"),
     _p("works_at", rf"\bI (?:run|own|manage|co-own) {_NAME}", "speaker"),
     _p("works_at", rf"{_WHO}(?:'s been| has been| is| 's) (?:with|at) (?P<obj>us)\b", "who"),
     # where people stay
-    _p(
-        "lives_in",
-        rf"(?P<who>\bwho|\b[Hh]e|\b[Ss]he|\bI|\b[Ww]e)(?:'s|'re| is| are|'m| am) (?:now |still |back |currently |also |properly |out )*in {_PLACE}(?! (?:office|team|site|depot|branch))",
-        "who-in",
-    ),
-    _p(
-        "lives_in",
-        rf"\b(?:[Mm]y|[Oo]ur) (?:flat|house|home|place|apartment|address)(?: here)? in {_PLACE}",
-    ),
-    _p(
-        "lives_in",
-        rf"(?:\bI'm|\b[Ww]e're|\bI am|\b[Ww]e are|\bI|\b[Ww]e) (?:now |currently |still )?(?:staying|renting|rent|living|live)(?: [\w' ]{{0,40}}?)? in {_PLACE}",
-    ),
-    _p(
-        "lives_in",
-        rf"(?:\bI|\b[Ww]e)[\w' ]{{0,40}}? \d+[A-Za-z]? (?:{_PWORD} )+(?:Road|Rd|Street|St|Avenue|Ave|Lane|Close|Drive|Way|Place|Square|Court|Gardens|Terrace|Crescent),? in {_PLACE}",
-    ),
+    _p("lives_in", rf"(?P<who>\bwho|\b[Hh]e|\b[Ss]he|\bI|\b[Ww]e)(?:'s|'re| is| are|'m| am) (?:now |still |back |currently |also |properly |out )*in {_PLACE}(?! (?:office|team|site|depot|branch))", "who-in"),
+    _p("lives_in", rf"\b(?:[Mm]y|[Oo]ur) (?:flat|house|home|place|apartment|address)(?: here)? in {_PLACE}", "speaker"),
+    _p("lives_in", rf"(?:\bI'm|\b[Ww]e're|\bI am|\b[Ww]e are|\bI|\b[Ww]e) (?:now |currently |still )?(?:staying|renting|rent|living|live)(?: [\w' ]{{0,40}}?)? in {_PLACE}", "speaker"),
+    _p("lives_in", rf"(?:\bI|\b[Ww]e)[\w' ]{{0,40}}? \d+[A-Za-z]? (?:{_PWORD} )+(?:Road|Rd|Street|St|Avenue|Ave|Lane|Close|Drive|Way|Place|Square|Court|Gardens|Terrace|Crescent),? in {_PLACE}", "speaker"),
     # organisations' offices
-    _p(
-        "located_in",
-        rf"\b(?P<who>[Oo]ur|[Tt]heir|[Yy]our) (?:head |main |new )?(?:office|HQ|headquarters|practice|clinic|studio|shop|store|warehouse|depot|site|base)(?: is| are|'s)? (?:now |still )?(?:in|based in|located in) {_PLACE}",
-        "owner",
-    ),
-    _p(
-        "located_in",
-        rf"\b(?:moved|relocated) (?:the |our )?(?:practice|office|head office|HQ|business|shop|store|company|clinic|studio|warehouse|depot) to {_PLACE}",
-        "we",
-    ),
-    _p(
-        "located_in",
-        rf"\b(?:[Hh]ead office|[Oo]ffice|HQ|[Pp]ractice|[Cc]linic|[Ss]tudio|[Ww]arehouse) (?:has )?(?:moved|relocated) to {_PLACE}",
-        "we",
-    ),
-    _p(
-        "located_in",
-        rf"\b(?:at|in) (?P<who>your|our|their) {_PLACE} (?:office|site|depot|branch|studio|clinic|warehouse)\b",
-        "owner",
-    ),
+    _p("located_in", rf"\b(?P<who>[Oo]ur|[Tt]heir|[Yy]our) (?:head |main |new )?(?:office|HQ|headquarters|practice|clinic|studio|shop|store|warehouse|depot|site|base)(?: is| are|'s)? (?:now |still )?(?:in|based in|located in) {_PLACE}", "owner"),
+    _p("located_in", rf"\b(?:moved|relocated) (?:the |our )?(?:practice|office|head office|HQ|business|shop|store|company|clinic|studio|warehouse|depot) to {_PLACE}", "we"),
+    _p("located_in", rf"\b(?:[Hh]ead office|[Oo]ffice|HQ|[Pp]ractice|[Cc]linic|[Ss]tudio|[Ww]arehouse) (?:has )?(?:moved|relocated) to {_PLACE}", "we"),
+    _p("located_in", rf"\b(?:at|in) (?P<who>your|our|their) {_PLACE} (?:office|site|depot|branch|studio|clinic|warehouse)\b", "owner"),
     # tools
-    _p(
-        "uses",
-        rf"(?:signed up (?:to|for|with)|trialling|trialing|trying out|subscribed to|switched over to|moved (?:[\w]+ ){{0,4}}onto|ditched \w+(?: \w+)? for|run everything (?:off|on)|(?:already |also )?use|rely on) {_NAME}",
-        "we",
-    ),
-    _p(
-        "uses",
-        rf"\b(?:invoice|invoices|post|posts|go out|goes out|book|books|sell|sells|ship|ships|pay|pays)(?: [a-z]+){{0,3}} (?:through|via|to|on) {_NAME}",
-        "we",
-    ),
-    _p(
-        "uses",
-        rf"(?:everything|all|it|[a-z]+)(?:'s| is| are| lives| live) (?:now |all )*(?:in|on) {_NAME}(?= now\b| at the moment\b|[,.;!]|$)",
-        "we",
-    ),
-)
-"""Statements about the people and organisations a speaker names, or about the speaker
-in words the first patterns do not cover."""
-
-PATTERNS: tuple[Pattern, ...] = (
-    # who the speaker works for, and as what
-    _p("works_at", rf"{_I} {_NOW}(?:work|am working|'m working) (?:at|for|with) {_NAME}"),
-    _p("works_at", rf"{_IM} {_NOW}(?:working|employed) (?:at|for|with|by) {_NAME}"),
-    _p(
-        "works_at", rf"{_I} {_NOW}(?:joined|started at|started working at|moved to work at) {_NAME}"
-    ),
-    _p("works_at", rf"{_IM} {_NOW}(?:with|at|from) {_NAME}(?=\s*(?:[,.;!]|$| as | and | now))"),
-    _p("works_at", rf"(?i:this is) {_PWORD}(?: {_PWORD})? (?:from|at|with) {_NAME}"),
-    _p(
-        "role",
-        rf"{_I} {_NOW}(?:work|am working)(?: (?:at|for) {_NAME_WORD}(?: {_NAME_WORD})*)? as {_A}{_PHRASE}",
-    ),
-    _p(
-        "role",
-        rf"{_IM} {_NOW}(?:an? |the )(?P<obj>(?:[a-z]+ ){{0,3}}(?:engineer|manager|developer|designer|analyst|director|lead|officer|admin|administrator|accountant|consultant|nurse|teacher|scientist|architect|owner|founder|coordinator|specialist|assistant|head of [a-z]+|intern|recruiter|buyer|technician))\b",
-    ),
-    _p("role", rf"(?i:my) {_NEW}(?:role|title|job title|position|job) is {_NOW}{_A}{_PHRASE}"),
-    _p("role", rf"{_I} (?:was |got |have been |'ve been )?promoted to {_A}{_PHRASE}"),
-    # where the speaker lives
-    _p("lives_in", rf"{_I} {_NOW}(?:live|am living|'m living|reside|am based|'m based) in {_NAME}"),
-    _p("lives_in", rf"{_IM} {_NOW}(?:based|living|located) (?:in|near|out of) {_NAME}"),
-    _p("lives_in", rf"{_I} (?:have |'ve )?{_NOW}(?:moved|relocated) (?:house )?to {_NAME}"),
-    _p("lives_in", rf"(?i:my) {_NEW}(?:home|address|flat|apartment|house) is (?:now )?in {_NAME}"),
-    # contact details
-    _p(
-        "email",
-        rf"(?i:my) {_NEW}e-?mail(?: address)? (?:is|has changed to|changed to|is now) {_NOW}{_EMAIL}",
-    ),
-    _p("email", rf"(?i:(?:reach|contact|email|mail) me) (?:at|on|via) {_EMAIL}"),
-    _p("email", rf"(?i:use) {_EMAIL} (?:from now on|instead|going forward|for me)"),
-    _p(
-        "phone",
-        rf"(?i:my) {_NEW}(?:phone|number|mobile|cell)(?: number)? (?:is|has changed to|changed to|is now) {_NOW}{_PHONE}",
-    ),
-    _p("phone", rf"(?i:(?:call|text|reach|ring) me) (?:at|on) {_PHONE}"),
-    # people around the speaker
-    _p(
-        "manager",
-        rf"(?i:my) {_NEW}(?:manager|boss|line manager|supervisor|team lead) is {_NOW}{_NAME}",
-    ),
-    _p("manager", rf"{_I} {_NOW}report (?:directly )?to {_NAME}"),
-    _p("colleague", rf"(?i:my) (?:colleague|coworker|co-worker|teammate) {_NAME}"),
-    _p(
-        "billing_contact",
-        rf"(?i:(?:our|the|my)) {_NEW}(?:billing|finance|invoicing|accounts) contact is {_NOW}{_NAME}",
-        "we",
-    ),
-    _p(
-        "billing_contact",
-        rf"{_NAME} {_NOW}(?:handles|looks after|manages|takes care of) (?:our |the )?(?:billing|invoices|invoicing)",
-        "we",
-    ),
-    _p(
-        "contact",
-        rf"(?i:(?:our|the|my)) {_NEW}(?:main |primary |technical |account )?(?:point of contact|contact person|contact) is {_NOW}{_NAME}",
-        "we",
-    ),
-    # what the speaker (or their organisation) uses, and on which plan
-    _p(
-        "plan",
-        rf"(?:{_IM}|{_WE}) {_NOW}on (?:the |a |an )?(?P<obj>[A-Z]\w*(?: [A-Z]\w*)?) (?:plan|tier|subscription|package)",
-        "we",
-    ),
-    _p(
-        "plan",
-        r"(?i:(?:upgraded|downgraded))(?: (?:us|me|our account|the account))? to (?:the |a )?(?P<obj>[A-Z]\w*(?: [A-Z]\w*)?)(?: plan| tier| subscription| package| membership)?",
-        "we",
-    ),
-    _p(
-        "plan",
-        r"(?i:(?:moved|switched|changed|went))(?: (?:us|me|our account|the account))? (?:over )?to (?:the |a |our |your )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|subscription|package|membership)",
-        "we",
-    ),
-    _p(
-        "plan",
-        rf"(?i:(?:our|my)) {_NEW}(?:plan|tier|subscription) is {_NOW}(?:the )?(?P<obj>[A-Z]\w*(?: [A-Z]\w*)?)",
-        "we",
-    ),
-    _p(
-        "uses",
-        rf"(?i:(?:switched|migrated|moved|changed)) (?:over )?from {_NAME_WORD}(?: {_NAME_WORD})? (?:over )?to {_NAME}",
-        "we",
-    ),
-    _p("uses", rf"(?i:replaced) {_NAME_WORD}(?: {_NAME_WORD})? with {_NAME}", "we"),
-    _p(
-        "uses",
-        rf"(?:{_I}|{_WE}) {_NOW}(?:use|uses|are using|am using|'re using|rely on|run on|run|have been using) {_NAME}",
-        "we",
-    ),
-    _p("uses", rf"(?:everything is|we're all|we are all|it's all) (?:now )?on {_NAME}", "we"),
-    _p(
-        "uses",
-        rf"(?i:(?:our|my)) {_NEW}(?:[a-z]+ ){{0,2}}(?:tool|platform|provider|system|warehouse|crm|stack|software|processor|gateway|host|database|app|router|laptop|phone|bank) is {_NOW}{_NAME}",
-        "we",
-    ),
-    _p(
-        "team_size",
-        rf"{_WE} {_NOW}(?:have|are|'re|are now|'ve got|have got)? ?(?:a team of |a company of |about |around |roughly )?{_NUMBER} (?:people|engineers|developers|staff|employees|users|members|agents|seats|of us)",
-        "we",
-    ),
-    _p(
-        "team_size",
-        rf"(?i:(?:team|company|headcount)) (?:is|has grown to|grew to|is now|went down to|shrank to|of) {_NOW}{_NUMBER}",
-        "we",
-    ),
-    _p(
-        "prefers",
-        rf"{_I} (?:would |'d )?(?:prefer|like) (?:to be contacted |to hear from you |contact )?(?:by |via |over )(?P<obj>e-?mail|phone|text|sms|whatsapp|post|chat|slack)",
-    ),
-    _p(
-        "prefers",
-        r"(?i:please) (?:only )?(?:contact|reach|message) me (?:by|via|over|on) (?P<obj>e-?mail|phone|text|sms|whatsapp|post|chat|slack)",
-    ),
-    _p(
-        "prefers",
-        rf"{_I} (?:would |'d )?prefer {_A}(?P<obj>(?:morning|afternoon|evening|weekend|weekday|early|late) (?:appointments|slots|calls|meetings|deliveries))",
-    ),
-    _p("language", rf"(?i:my) (?:preferred |first )?language is {_NAME}"),
-    _p("timezone", rf"{_IM} (?:in|on) (?P<obj>[A-Z]{{2,5}}|[A-Z]\w+ time)\b"),
-    # organisations
-    _p(
-        "located_in",
-        rf"(?P<subj>[A-Z][\w&]+(?: [A-Z][\w&]+)*) (?:is|are) {_NOW}(?:based|located|headquartered) in {_NAME}",
-        "named",
-    ),
-    _p("located_in", rf"{_WE} {_NOW}(?:based|located|headquartered) in {_NAME}", "we"),
-    *_THIRD_PARTY,
-)
-PATTERNS = tuple(sorted(PATTERNS, key=lambda p: p.relation != "works_at"))
+    _p("uses", rf"(?:signed up (?:to|for|with)|trialling|trialing|trying out|subscribed to|switched over to|moved (?:[\w]+ ){{0,4}}onto|ditched \w+(?: \w+)? for|run everything (?:off|on)|(?:already |also )?use|rely on) {_NAME}", "we"),
+    _p("uses", rf"\b(?:invoice|invoices|post|posts|go out|goes out|book|books|sell|sells|ship|ships|pay|pays)(?: [a-z]+){{0,3}} (?:through|via|to|on) {_NAME}", "we"),
+    _p("uses", rf"(?:everything|all|it|[a-z]+)(?:'s| is| are| lives| live) (?:now |all )*(?:in|on) {_NAME}(?= now\b| at the moment\b|[,.;!]|$)", "we"),
+)  # fmt: skip
+PATTERNS = tuple(sorted(PATTERNS, key=lambda p: p.relation != "works_at"))  # fmt: skip
 """Statement patterns, most specific first within a relation; where people work first,
 so that "we" in the rest of a sentence knows its organisation."""
 

@@ -54,45 +54,45 @@ def _grammar(module: str, function: str) -> tree_sitter.Language:
     return tree_sitter.Language(getattr(mod, function)())
 
 
+def _kinds(*node_types: str, **others: str) -> dict[str, str]:
+    """Chunk kind by node type: the first word of each of ``node_types``
+    (``function_item`` is a ``function``), and ``others`` as they say."""
+    return {**{t: t.split("_")[0] for t in node_types}, **others}
+
+
 _C_FAMILY = frozenset({"comment"})
-_JS_LEAVES = {
-    "function_declaration": "function",
-    "generator_function_declaration": "function",
-    "method_definition": "method",
-}
-_TS_LEAVES = {
-    **_JS_LEAVES,
-    "interface_declaration": "interface",
-    "type_alias_declaration": "type",
-    "enum_declaration": "enum",
-}
-_TS_CONTAINERS = {"class_declaration": "class", "abstract_class_declaration": "class"}
+_JS_LEAVES = _kinds(
+    "function_declaration", "method_definition", generator_function_declaration="function"
+)
 _TS_COMMON: dict[str, Any] = {
-    "containers": _TS_CONTAINERS,
-    "leaves": _TS_LEAVES,
+    "containers": _kinds("class_declaration", abstract_class_declaration="class"),
+    "leaves": {
+        **_JS_LEAVES,
+        **_kinds("interface_declaration", "type_alias_declaration", "enum_declaration"),
+    },
     "namespaces": frozenset({"internal_module", "module"}),
     "wrappers": frozenset({"export_statement", "expression_statement", "ambient_declaration"}),
     "comments": _C_FAMILY,
     "variables": frozenset({"lexical_declaration", "variable_declaration"}),
 }
-_C_LEAVES = {
-    "function_definition": "function",
-    "struct_specifier": "struct",
-    "union_specifier": "struct",
-    "enum_specifier": "enum",
-    "type_definition": "type",
-}
+_C_LEAVES = _kinds(
+    "function_definition",
+    "struct_specifier",
+    "enum_specifier",
+    "type_definition",
+    union_specifier="struct",
+)
 
 SPECS: tuple[LanguageSpec, ...] = (
     LanguageSpec(
         "python", "tree_sitter_python", ("py", "pyi"), marker="#",
-        containers={"class_definition": "class"},
-        leaves={"function_definition": "function"},
+        containers=_kinds("class_definition"),
+        leaves=_kinds("function_definition"),
         wrappers=frozenset({"decorated_definition"}),
     ),
     LanguageSpec(
         "javascript", "tree_sitter_javascript", ("js", "jsx", "mjs", "cjs"),
-        containers={"class_declaration": "class"},
+        containers=_kinds("class_declaration"),
         leaves=_JS_LEAVES,
         wrappers=frozenset({"export_statement"}),
         comments=_C_FAMILY,
@@ -105,64 +105,46 @@ SPECS: tuple[LanguageSpec, ...] = (
     LanguageSpec("tsx", "tree_sitter_typescript", ("tsx",), function="language_tsx", **_TS_COMMON),
     LanguageSpec(
         "go", "tree_sitter_go", ("go",),
-        leaves={
-            "function_declaration": "function",
-            "method_declaration": "method",
-            "type_declaration": "type",
-        },
+        leaves=_kinds("function_declaration", "method_declaration", "type_declaration"),
         prefixes=frozenset({"package_clause"}),
         comments=_C_FAMILY,
     ),
     LanguageSpec(
         "rust", "tree_sitter_rust", ("rs",), sep="::",
-        containers={"impl_item": "class", "trait_item": "interface"},
-        leaves={
-            "function_item": "function",
-            "struct_item": "struct",
-            "union_item": "struct",
-            "enum_item": "enum",
-            "type_item": "type",
-            "macro_definition": "function",
-        },
+        containers=_kinds(impl_item="class", trait_item="interface"),
+        leaves=_kinds(
+            "function_item", "struct_item", "enum_item", "type_item",
+            union_item="struct", macro_definition="function",
+        ),
         namespaces=frozenset({"mod_item"}),
         comments=frozenset({"line_comment", "block_comment", "attribute_item"}),
     ),
     LanguageSpec(
         "java", "tree_sitter_java", ("java",),
-        containers={
-            "class_declaration": "class",
-            "interface_declaration": "interface",
-            "enum_declaration": "enum",
-            "record_declaration": "record",
-            "annotation_type_declaration": "interface",
-        },
-        leaves={
-            "method_declaration": "method",
-            "constructor_declaration": "method",
-            "compact_constructor_declaration": "method",
-        },
+        containers=_kinds(
+            "class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
+            annotation_type_declaration="interface",
+        ),
+        leaves=_kinds(
+            "method_declaration",
+            constructor_declaration="method", compact_constructor_declaration="method",
+        ),
         prefixes=frozenset({"package_declaration"}),
         groups=frozenset({"enum_body_declarations"}),
         comments=frozenset({"block_comment", "line_comment"}),
     ),
     LanguageSpec(
         "csharp", "tree_sitter_c_sharp", ("cs", "csx"),
-        containers={
-            "class_declaration": "class",
-            "interface_declaration": "interface",
-            "struct_declaration": "struct",
-            "record_declaration": "record",
-            "record_struct_declaration": "record",
-            "enum_declaration": "enum",
-        },
-        leaves={
-            "method_declaration": "method",
-            "constructor_declaration": "method",
-            "destructor_declaration": "method",
-            "operator_declaration": "method",
-            "conversion_operator_declaration": "method",
-            "delegate_declaration": "type",
-        },
+        containers=_kinds(
+            "class_declaration", "interface_declaration", "struct_declaration",
+            "record_declaration", "enum_declaration", record_struct_declaration="record",
+        ),
+        leaves=_kinds(
+            "method_declaration",
+            constructor_declaration="method", destructor_declaration="method",
+            operator_declaration="method", conversion_operator_declaration="method",
+            delegate_declaration="type",
+        ),
         namespaces=frozenset({"namespace_declaration"}),
         prefixes=frozenset({"file_scoped_namespace_declaration"}),
         comments=_C_FAMILY,
@@ -170,17 +152,10 @@ SPECS: tuple[LanguageSpec, ...] = (
     LanguageSpec("c", "tree_sitter_c", ("c", "h"), leaves=_C_LEAVES, comments=_C_FAMILY),
     LanguageSpec(
         "cpp", "tree_sitter_cpp", ("cc", "cpp", "cxx", "hh", "hpp", "hxx", "h"), sep="::",
-        containers={
-            "class_specifier": "class",
-            "struct_specifier": "struct",
-            "union_specifier": "struct",
-        },
-        leaves={
-            "function_definition": "function",
-            "enum_specifier": "enum",
-            "type_definition": "type",
-            "alias_declaration": "type",
-        },
+        containers=_kinds("class_specifier", "struct_specifier", union_specifier="struct"),
+        leaves=_kinds(
+            "function_definition", "enum_specifier", "type_definition", alias_declaration="type"
+        ),
         namespaces=frozenset({"namespace_definition", "linkage_specification"}),
         wrappers=frozenset({"template_declaration"}),
         comments=_C_FAMILY,
@@ -188,8 +163,8 @@ SPECS: tuple[LanguageSpec, ...] = (
     ),
     LanguageSpec(
         "ruby", "tree_sitter_ruby", ("rb", "rake", "gemspec"), marker="#", sep="::",
-        containers={"class": "class", "module": "namespace", "singleton_class": "class"},
-        leaves={"method": "function", "singleton_method": "method"},
+        containers=_kinds("class", module="namespace", singleton_class="class"),
+        leaves=_kinds(method="function", singleton_method="method"),
         comments=_C_FAMILY,
     ),
 )  # fmt: skip

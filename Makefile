@@ -27,7 +27,7 @@ up: install
 	$(BIN)/tribal up
 
 test: install
-	$(BIN)/python scripts/run_tests.py
+	$(BIN)/python -m devstack.run_tests
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow"
@@ -45,42 +45,30 @@ fmt: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# The bench extra: LlamaIndex, the peer scripts/bench_ingest_peer.py measures against.
+# The bench extra: LlamaIndex, the peer bench/ingest_peer.py measures against.
 bench-deps: $(BENCH_STAMP)
 
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --progress-bar off -e '.[dev,bench]'
 	@rm -f $(VENV)/.bench-* && touch $@
 
+# Every benchmark in turn (python -m bench --help); BENCH_ARGS="--quick" for a smoke run,
+# BENCH_ARGS="live fuzz" for some of them.
 bench: install bench-deps
-	$(BIN)/python -m scripts.bench $(BENCH_ARGS)
-	$(BIN)/python scripts/bench_turns.py
-	$(BIN)/python -m scripts.bench_sources_files
-	$(BIN)/python -m scripts.bench_sources_ddl
-	$(BIN)/python -m scripts.bench_chunker
-	$(BIN)/python -m scripts.bench_embedder
-	$(BIN)/python -m scripts.bench_index
-	$(BIN)/python -m scripts.bench_freshness
-	$(BIN)/python -m scripts.bench_live
-	$(BIN)/python -m scripts.bench_ingest_peer
-	$(BIN)/python -m scripts.bench_memory
-	@test ! -f scripts/bench_api.py || $(BIN)/python -m scripts.bench_api
-	@test ! -f scripts/bench_documenter.py || $(BIN)/python -m scripts.bench_documenter
-	$(BIN)/python -m scripts.bench_fuzz
-	@echo "results: bench-results/*.json"
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 # Minutes, not seconds: 5 min of load on the embedded stack, then 1 vs 2 workers.
 bench-load: install
-	$(BIN)/python -m scripts.bench_load $(BENCH_LOAD_ARGS)
+	$(BIN)/python -m bench.load $(BENCH_LOAD_ARGS)
 
 # The help-desk corpora are Debian documentation packages, installed with apt-get when
 # their pages are missing (root or sudo); quiet when they are already there.
 eval-deps: install
-	@$(BIN)/python -m scripts.eval.corpora_kb --install
+	@$(BIN)/python -m bench.eval.corpora_kb --install
 
 eval: install eval-deps
-	$(BIN)/python -m scripts.eval $(EVAL_ARGS)
-	$(BIN)/python -m scripts.eval.memory
+	$(BIN)/python -m bench.eval $(EVAL_ARGS)
+	$(BIN)/python -m bench.eval.memory
 
 services: install
 	$(BIN)/python -m devstack up

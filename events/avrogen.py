@@ -1,4 +1,4 @@
-"""Derive an Avro schema from an event model (used by ``scripts/gen_avro.py``).
+"""Derive an Avro schema from an event model (used by ``python -m devstack.gen_avro``).
 
 Conventions: datetimes are ``long``/``timestamp-micros``, UUIDs ``string``/``uuid``,
 optional fields ``["null", T]`` with default null, tuples and lists arrays, dicts

@@ -36,7 +36,7 @@ def test_quick_bench_writes_a_row_per_path_and_size(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "scripts.bench",
+            "bench.backbone",
             "--quick",
             "--brokers",
             "tansu",
@@ -84,7 +84,7 @@ FUZZ_COUNTS = ("sent", "accepted", "rejected_4xx", "dead_lettered", "landed", "l
 def test_quick_fuzz_bench_accounts_for_every_input_on_every_surface(tmp_path: Path) -> None:
     out = tmp_path / "fuzz.json"
     subprocess.run(
-        [sys.executable, "-m", "scripts.bench_fuzz", "--quick", "--out", str(out)],
+        [sys.executable, "-m", "bench.fuzz", "--quick", "--out", str(out)],
         cwd=ROOT,
         check=True,
         timeout=280,

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from bench.eval.corpora import all_corpora
+from bench.eval.evaluate import evaluate
 from devstack.deployment import MODEL
-from scripts.eval.corpora import all_corpora
-from scripts.eval.evaluate import evaluate
 from streams.embedder.model import SentenceTransformerEmbedder
 
 pytestmark = pytest.mark.slow

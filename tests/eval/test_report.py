@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scripts.eval import report
+from bench.eval import report
 
 SPLITS = ("all", "literal", "paraphrase")
 

@@ -121,7 +121,7 @@ def test_every_event_has_a_committed_avsc_matching_its_model(event_type: type[Ev
 @pytest.mark.parametrize("event_type", EVENTS, ids=lambda t: t.__name__)
 def test_committed_avsc_is_what_the_generator_writes(event_type: type[Event]) -> None:
     committed = default_contracts()[event_type.avro_name].schema
-    assert committed == avro_schema(event_type), "run: python -m scripts.gen_avro"
+    assert committed == avro_schema(event_type), "run: python -m devstack.gen_avro"
 
 
 def test_no_avsc_without_an_event_model() -> None:

@@ -1,7 +1,7 @@
 """The labelled conversations hold together: every label points at words a user said.
 
 The set was written, and split into ``train.json`` and ``test.json``, before any rule was
-tuned on it; ``python -m scripts.eval.memory`` reports the test split.
+tuned on it; ``python -m bench.eval.memory`` reports the test split.
 """
 
 from __future__ import annotations

@@ -1,0 +1,80 @@
+"""``make eval``: build every labelled corpus on Tansu + PostgreSQL (each its own
+tenant), serve the API with uvicorn, measure each corpus leaving it out of the
+calibration, through HTTP and both baselines; print and save, with reliability plots.
+
+    python -m bench.eval [--out eval-results/eval.json] [--kind code] [--fit] [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from bench.eval import loco, report
+from bench.eval.corpora import all_corpora
+from bench.eval.evaluate import evaluate
+from devstack import ServiceHub
+from devstack.deployment import MODEL
+from streams.embedder.model import SentenceTransformerEmbedder
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.eval")
+    parser.add_argument("--out", type=Path, default=ROOT / "eval-results" / "eval.json")
+    parser.add_argument(
+        "--fit", action="store_true",
+        help="refit the calibrated relevance on the dev split and write calibration.json",
+    )  # fmt: skip
+    parser.add_argument(
+        "--check", action="store_true",
+        help="exit 1 unless every target holds, held out, on every corpus",
+    )  # fmt: skip
+    parser.add_argument(
+        "--kind", action="append", choices=("tables", "code", "kb"),
+        help="only the corpora of this kind (repeatable; default: all)",
+    )  # fmt: skip
+    args = parser.parse_args()
+    console = Console(width=170)
+    hub = ServiceHub()
+    try:
+        tansu = hub.get("tansu").value.bootstrap  # type: ignore[attr-defined]
+        pg = hub.get("postgres").value
+        assert isinstance(pg, str)
+        t0 = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="tribal-eval-") as tmp:
+            kinds = tuple(args.kind or ("tables", "code", "kb"))
+            result = asyncio.run(
+                evaluate(
+                    tansu, pg, Path(tmp), SentenceTransformerEmbedder(MODEL), console,
+                    corpora=all_corpora(kinds), fit=args.fit,
+                )
+            )  # fmt: skip
+        result["seconds"] = round(time.perf_counter() - t0, 1)
+    finally:
+        hub.close()
+    report.render(result, console)
+    report.write(result, args.out)
+    console.print(f"report: {args.out}")
+    plot = loco.reliability_plot(result["corpora"], args.out.with_name("reliability.png"))
+    if plot is not None:
+        console.print(f"reliability plot: {plot}")
+    failed = report.verdicts(result)
+    for line in failed:
+        console.print(f"[red]not met:[/red] {line}")
+    if not failed:
+        console.print(
+            "[green]every target met held out on every corpus, above both baselines[/green]"
+        )
+    return 1 if failed and args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,2 +1,0 @@
-"""The retrieval-quality harness (issue 7): labelled sets in ``tests/eval/``, run with
-``make eval`` or ``python -m scripts.eval``."""

@@ -6,14 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from streams.chunker.pieces import (
-    MAX_PIECES,
-    TEXT_BUDGET,
-    Piece,
-    SourceDocument,
-    contextualize,
-    line_windows,
-)
+from streams.chunker.pieces import MAX_PIECES, TEXT_BUDGET, Piece, SourceDocument, headed_windows
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -102,13 +95,13 @@ def section_pieces(
         header_path = HEADER_SEP.join(sec.path)
         context = (header_path,) if header_path else ()
         meta = {"header_path": header_path, "level": str(sec.level)} if sec.path else {}
-        parts = list(line_windows(lines, sec.start_line, sec.end_line, budget))
-        for n, (first, last, body) in enumerate(parts):
+        parts = headed_windows(path, context, lines, sec.start_line, sec.end_line, budget)
+        for n, (first, last, text) in enumerate(parts):
             if len(pieces) >= MAX_PIECES:
                 return pieces
             pieces.append(
                 Piece(
-                    text=contextualize("", path, context, body),
+                    text=text,
                     kind="section",
                     start_line=first,
                     end_line=last,

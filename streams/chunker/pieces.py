@@ -100,3 +100,16 @@ def line_windows(
         size += len(line) + 1
     if buf:
         yield start, last, "\n".join(buf)
+
+
+def headed_windows(
+    path: str, context: tuple[str, ...], lines: list[str], first: int, last: int, budget: int
+) -> list[tuple[int, int, str]]:
+    """Prose lines ``first..last`` in windows of at most ``budget`` characters
+    (:func:`line_windows`), blank ones left out, each under a header naming ``path`` and
+    ``context`` (:func:`contextualize`)."""
+    return [
+        (start, end, contextualize("", path, context, body))
+        for start, end, body in line_windows(lines, first, last, budget)
+        if body.strip()
+    ]

@@ -10,8 +10,7 @@ from streams.chunker.pieces import (
     TEXT_BUDGET,
     Piece,
     SourceDocument,
-    contextualize,
-    line_windows,
+    headed_windows,
 )
 from streams.chunker.text import pack_paragraphs
 
@@ -60,11 +59,8 @@ class FallbackIngester:
         if not doc.content.strip():
             return []
         lines = doc.content.split("\n")
-        pieces: list[Piece] = []
-        for first, last, body in line_windows(lines, 1, len(lines), self.budget):
-            if len(pieces) >= MAX_PIECES:
-                break
-            if body.strip():
-                text = contextualize("", doc.path, (), body)
-                pieces.append(Piece(text=text, kind="text", start_line=first, end_line=last))
-        return pieces
+        windows = headed_windows(doc.path, (), lines, 1, len(lines), self.budget)
+        return [
+            Piece(text=text, kind="text", start_line=first, end_line=last)
+            for first, last, text in windows[:MAX_PIECES]
+        ]

@@ -64,6 +64,12 @@ class EpisodeOut(BaseModel):
     )
     speaker: str | None = Field(default=None, description="Who said it, when the turn named them.")
     content_type: str | None = Field(default=None, description="'message' or 'event'.")
+    times: list[str] = Field(
+        default_factory=list,
+        description="The times its words name, resolved against when it was said ('last "
+        "Saturday' said on 2023-05-16 is 2023-05-13): a day, a month (2023-05), a year, or "
+        "a span (2023-05-08..2023-05-14).",
+    )
     metadata: dict[str, str] = Field(
         default_factory=dict, description="The turn's or event's own metadata."
     )

@@ -31,6 +31,7 @@ from api.schemas.memory import (
 from api.services.budget import clip, fit
 from api.services.context import ServiceContext, require_db
 from api.services.errors import ServiceError, forbidden
+from api.services.recall import recall
 from projections.graph import queries as g
 from projections.graph.models import Fact
 from projections.index.port import Filters, Hit, Kind
@@ -136,7 +137,7 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norm if norm else 0.0
 
 
-_APART = ("content_type", "source", "source_event_id", "turn_id", "speaker")
+_APART = ("content_type", "source", "source_event_id", "turn_id", "speaker", "times")
 """Index metadata of an episode that its result shows as fields of their own."""
 
 
@@ -157,6 +158,7 @@ def episode_out(hit: Hit) -> EpisodeOut:
         relevance_score=round(hit.score, 4), occurred_at=hit.object.updated_at,
         turn_id=meta.get("turn_id"), source_event_id=meta.get("source_event_id"),
         speaker=meta.get("speaker"), content_type=meta.get("content_type"),
+        times=meta.get("times", "").split(),
         metadata={k: v for k, v in meta.items() if k not in _APART},
     )  # fmt: skip
 
@@ -197,6 +199,17 @@ async def _memory_hits(
     )
 
 
+async def _episode_hits(ctx: ServiceContext, req: SearchMemoryInput, group: str) -> list[Hit]:
+    """The turns that answer the query: the conversation read whole and ranked with its
+    neighbours, sessions and times (:mod:`api.services.recall`); the index's own
+    search when it cannot be read whole."""
+    if req.query:
+        found = await recall(ctx, group, req.query, req.limit, req.as_of)
+        if found is not None:
+            return found
+    return await _memory_hits(ctx, req, group, Kind.EPISODE)
+
+
 async def search_memory(
     ctx: ServiceContext, req: SearchMemoryInput, tenant: str
 ) -> SearchMemoryOutput:
@@ -219,7 +232,7 @@ async def search_memory(
     facts = [f for _, f in scored]
     page = facts[req.offset : req.offset + req.limit]
     episode_hits, summary_hits = await asyncio.gather(
-        _memory_hits(ctx, req, group, Kind.EPISODE), _memory_hits(ctx, req, group, Kind.SUMMARY)
+        _episode_hits(ctx, req, group), _memory_hits(ctx, req, group, Kind.SUMMARY)
     )
     episodes = [episode_out(h) for h in episode_hits]
     answers = (

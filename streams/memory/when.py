@@ -419,6 +419,8 @@ _PATTERN = re.compile(
     r"|November|December)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|\d{4}|the\s+\d{1,2}"
     r"(?:st|nd|rd|th))"
     r"|(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)(?:\s+of\s+[A-Z][a-z]+)?|on\s+\d{1,2}(?:st|nd|rd|th)"
+    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:January|February|March|April|May|June|July|August"
+    r"|September|October|November|December)(?:\s+\d{4})?"
     r"|(?:valentine'?s|new year'?s|christmas|boxing|(?:st\.? )?patrick'?s|paddy'?s)"
     r"(?:\s+(?:day|eve))?"
     r"|christmas|halloween|easter(?:\s+(?:sunday|monday))?|good friday)\b",

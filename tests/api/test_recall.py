@@ -1,0 +1,121 @@
+"""Recall in a long conversation: turns ranked with their neighbours, sessions and times."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from api.services.recall import ASKS_WHEN, mentioned, prepare, rank
+from projections.index.port import IndexedObject, Kind
+from streams.embedder.model import SentenceTransformerEmbedder
+
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+START = datetime(2023, 5, 2, 18, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder(MODEL)
+
+
+def conversation(
+    embedder: SentenceTransformerEmbedder, sessions: Sequence[Sequence[str]], times: dict[int, str]
+) -> list[IndexedObject]:
+    """Turns of sessions a week apart, a minute apart within one; ``times`` by turn number."""
+    said, texts = [], []
+    for s, session in enumerate(sessions):
+        for i, text in enumerate(session):
+            said.append(START + timedelta(days=7 * s, minutes=i))
+            texts.append(text)
+    vectors = embedder.encode(texts)
+    return [
+        IndexedObject(
+            chunk_id=f"t{n}", kind=Kind.EPISODE, document_id=f"t{n}", text=text, tenant="acme",
+            group_id="acme:chat", updated_at=when, vector=tuple(vector),
+            metadata={"times": times[n]} if n in times else {},
+        )
+        for n, (text, when, vector) in enumerate(zip(texts, said, vectors, strict=True))
+    ]  # fmt: skip
+
+
+SESSIONS = [
+    ["Jon: Guess what we brought home on Saturday?", "Maya: No idea, tell me!",
+     "Jon: A beagle puppy called Biscuit.", "Maya: Stop, I need photos."],
+    ["Maya: Work is mad, the new manager started.", "Jon: Is she any good?",
+     "Maya: Too early to say. She likes spreadsheets.", "Jon: Spreadsheets are fine."],
+    ["Jon: We finally booked the trip.", "Maya: Where to?", "Jon: Lisbon in June.",
+     "Maya: I'm so jealous."],
+]  # fmt: skip
+
+
+def ranked_ids(
+    turns: list[IndexedObject], embedder: SentenceTransformerEmbedder, question: str
+) -> list[tuple[float, str]]:
+    vector = embedder.encode([question])[0]
+    return [(score, o.chunk_id) for score, o in rank(prepare(turns), question, vector, START)]
+
+
+def test_a_short_answer_is_found_through_the_turn_before_it(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    turns = conversation(embedder, SESSIONS, {})
+    top = [i for _, i in ranked_ids(turns, embedder, "Which city is Jon travelling to?")[:2]]
+    assert "t10" in top
+
+
+def test_relevance_is_between_0_and_1_and_falls_with_the_order(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    scores = [s for s, _ in ranked_ids(conversation(embedder, SESSIONS, {}), embedder, "pets")]
+    assert scores == sorted(scores, reverse=True)
+    assert all(0.0 <= s <= 1.0 for s in scores)
+
+
+def test_a_question_asking_when_prefers_a_turn_that_names_a_time(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    question = "When did Jon get the puppy?"
+
+    def lead(times: dict[int, str]) -> float:
+        scores = {i: s for s, i in ranked_ids(conversation(embedder, SESSIONS, times), embedder,
+                                              question)}  # fmt: skip
+        return scores["t0"] - scores["t2"]
+
+    assert lead({0: "2023-04-29"}) > lead({})
+
+
+def test_a_time_in_the_question_prefers_what_was_said_then(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    turns = conversation(embedder, SESSIONS, {})
+    plain = [i for _, i in ranked_ids(turns, embedder, "What did Maya say?")]
+    asked = [i for _, i in ranked_ids(turns, embedder, "What did Maya say on 9 May 2023?")]
+    assert set(asked[:2]) == {"t4", "t6"}
+    assert plain[:2] != asked[:2]
+
+
+def test_the_conversation_is_ordered_by_when_each_turn_was_said(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    turns = conversation(embedder, SESSIONS, {})
+    assert [o.chunk_id for o in prepare(list(reversed(turns))).turns] == [o.chunk_id for o in turns]
+    assert [o.chunk_id for o in prepare([]).turns] == []
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [("When did Jon adopt the dog?", True), ("On what date was the party?", True),
+     ("In which month did she move?", True), ("What pet did Jon get?", False)],
+)  # fmt: skip
+def test_questions_asking_for_a_time_are_told_apart(question: str, asks: bool) -> None:
+    assert bool(ASKS_WHEN.search(question)) is asks
+
+
+def test_an_episode_s_times_read_back_at_their_granularity() -> None:
+    found = mentioned("2023-05-13 2023-06 2022-06-01..2022-08-31 2021 not-a-time")
+    assert [(m.label, m.granularity) for m in found] == [
+        ("2023-05-13", "day"), ("2023-06", "month"), ("2022-06-01..2022-08-31", "season"),
+        ("2021", "year"),
+    ]  # fmt: skip

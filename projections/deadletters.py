@@ -24,31 +24,27 @@ def storable(text: str) -> str:
 class DeadLetterProjection(PgProjection):
     name: str = "deadletters"
     topics: tuple[str, ...] = ("deadletter",)
-
-    def ddl(self) -> list[str]:
-        return [
-            f"""CREATE TABLE IF NOT EXISTS "{self.schema}".deadletters (
-                topic          text    NOT NULL,
-                partition      integer NOT NULL,
-                "offset"       bigint  NOT NULL,
-                origin_topic   text    NOT NULL,
-                origin_partition integer NOT NULL,
-                origin_offset  bigint  NOT NULL,
-                origin_key     text,
-                error_code     text    NOT NULL,
-                error_message  text    NOT NULL,
-                payload_bytes  integer NOT NULL,
-                occurred_at    timestamptz NOT NULL,
-                PRIMARY KEY (topic, partition, "offset")
-            )"""
-        ]
+    tables = (
+        """CREATE TABLE IF NOT EXISTS {s}.deadletters (
+            topic          text    NOT NULL,
+            partition      integer NOT NULL,
+            "offset"       bigint  NOT NULL,
+            origin_topic   text    NOT NULL,
+            origin_partition integer NOT NULL,
+            origin_offset  bigint  NOT NULL,
+            origin_key     text,
+            error_code     text    NOT NULL,
+            error_message  text    NOT NULL,
+            payload_bytes  integer NOT NULL,
+            occurred_at    timestamptz NOT NULL,
+            PRIMARY KEY (topic, partition, "offset")
+        )""",
+    )
 
     @PgProjection.handles(DeadLettered)
-    async def on_dead_lettered(self, conn: Any, applied: Applied) -> None:
-        e = applied.event
-        assert isinstance(e, DeadLettered)
+    async def on_dead_lettered(self, conn: Any, e: DeadLettered, applied: Applied) -> None:
         await conn.execute(
-            f'INSERT INTO "{self.schema}".deadletters VALUES '
+            f"INSERT INTO {self._s}.deadletters VALUES "
             "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING",
             applied.topic,
             applied.partition,
@@ -66,12 +62,12 @@ class DeadLetterProjection(PgProjection):
     async def summary(self, last: int = 5) -> dict[str, Any]:
         """Total, counts per error code, and the latest reasons."""
         rows = await self.pool.fetch(
-            f'SELECT error_code, count(*) AS n FROM "{self.schema}".deadletters '
+            f"SELECT error_code, count(*) AS n FROM {self._s}.deadletters "
             "GROUP BY error_code ORDER BY n DESC"
         )
         latest = await self.pool.fetch(
             f"SELECT origin_topic, origin_offset, error_code, error_message, occurred_at FROM "
-            f'"{self.schema}".deadletters ORDER BY occurred_at DESC LIMIT $1',
+            f"{self._s}.deadletters ORDER BY occurred_at DESC LIMIT $1",
             last,
         )
         return {

@@ -14,6 +14,8 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from projections.rows import from_row
+
 HEALTH_SCHEMA = "tribal_ops"
 
 
@@ -108,21 +110,7 @@ class HealthBoard:
             f"SELECT *, extract(epoch FROM reported_at) AS reported "
             f'FROM "{HEALTH_SCHEMA}".stage_health ORDER BY stage'
         )
-        return [
-            StageHealth(
-                stage=r["stage"],
-                lag_messages=r["lag_messages"],
-                stuck=r["stuck"],
-                topic=r["topic"],
-                partition=r["partition"],
-                offset=r["offset"],
-                stalled_s=r["stalled_s"],
-                last_error=r["last_error"],
-                error_kind=r["error_kind"],
-                reported_at=float(r["reported"]),
-            )
-            for r in rows
-        ]
+        return [from_row(StageHealth, r, reported_at=float(r["reported"])) for r in rows]
 
     async def close(self) -> None:
         if self._pool is not None:

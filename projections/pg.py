@@ -4,32 +4,18 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from events.base import Event
 from projections.base import Applied, TopicPartitionKey, check_no_gap, is_next
+from projections.rows import quoted
+
+if TYPE_CHECKING:
+    from runtime.settings import TribalSettings
 
 H = TypeVar("H", bound=Callable[..., Awaitable[None]])
-
-Row = Mapping[str, Any]
-"""A row as asyncpg returns it (an ``asyncpg.Record``): its columns by name."""
-
-
-class Rows(Protocol):
-    """The reads the catalog's and the graph's read ports share.
-
-    An asyncpg pool or connection has them, so either serves any read port made of them.
-    """
-
-    async def fetch(self, query: str, *args: Any) -> list[Row]:
-        """Every row ``query`` returns."""
-        ...
-
-    async def fetchrow(self, query: str, *args: Any) -> Row | None:
-        """The first row ``query`` returns, or None."""
-        ...
-
+P = TypeVar("P", bound="PgProjection")
 
 OFFSETS_DDL = """
 CREATE TABLE IF NOT EXISTS {schema}.projection_offsets (
@@ -40,17 +26,31 @@ CREATE TABLE IF NOT EXISTS {schema}.projection_offsets (
     applied_at  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (projection, topic, partition)
 )"""
+POSITIONS_SQL = (
+    "SELECT topic, partition, next_offset FROM {schema}.projection_offsets WHERE projection = $1"
+)
+"""The next offset per (topic, partition) a projection recorded."""
+RECORD_POSITION_SQL = (
+    "INSERT INTO {schema}.projection_offsets (projection, topic, partition, next_offset) "
+    "VALUES ($1, $2, $3, $4) ON CONFLICT (projection, topic, partition) DO UPDATE "
+    "SET next_offset = EXCLUDED.next_offset, applied_at = now()"
+)
+"""Record one (projection, topic, partition)'s next offset."""
 
 
 class PgProjection:
     """Base for PostgreSQL projections.
 
-    Subclasses set ``name``/``topics``, write ``ddl()`` and register one handler per
-    event type with :meth:`handles`. Handlers run inside the batch's transaction.
+    Subclasses set ``name``, ``topics`` and ``tables``, and register one handler per
+    event type with :meth:`handles`. Handlers run inside the batch's transaction. The
+    tables live in schema ``tribal_<name>`` unless another is given (a rebuild's shadow).
     """
 
     name: str = "pg"
     topics: tuple[str, ...] = ()
+    tables: tuple[str, ...] = ()
+    """Statements creating the projection's tables (idempotent), ``{s}`` standing for
+    its quoted schema."""
     _handlers: dict[type[Event], str]
 
     def __init_subclass__(cls) -> None:
@@ -62,7 +62,11 @@ class PgProjection:
 
     @staticmethod
     def handles(*event_types: type[Event]) -> Callable[[H], H]:
-        """Mark a method ``async def on_x(self, conn, applied)`` as the handler of types."""
+        """Mark ``async def on_x(self, conn, event, applied)`` as the handler of types.
+
+        It is called with the connection of the batch's transaction, the event (one of
+        ``event_types``) and the event with its place in the log.
+        """
 
         def mark(fn: H) -> H:
             fn._handles = event_types  # type: ignore[attr-defined]
@@ -70,15 +74,24 @@ class PgProjection:
 
         return mark
 
-    def __init__(self, dsn: str, schema: str = "tribal") -> None:
+    def __init__(self, dsn: str, schema: str | None = None) -> None:
         self.dsn = dsn
-        self.schema = schema
+        self.schema = schema or f"tribal_{self.name}"
         self.pool: Any = None
         self._positions: dict[TopicPartitionKey, int] = {}
 
+    @classmethod
+    def from_settings(cls: type[P], settings: TribalSettings) -> P:
+        """The installation's projection (a ``projections.registry`` entry point)."""
+        return cls(settings.postgres_dsn)
+
+    @property
+    def _s(self) -> str:
+        return quoted(self.schema)
+
     def ddl(self) -> list[str]:
         """Statements that create this projection's tables in ``self.schema``."""
-        return []
+        return [statement.format(s=self._s) for statement in self.tables]
 
     async def setup(self) -> None:
         import asyncpg
@@ -88,17 +101,13 @@ class PgProjection:
         async with self.pool.acquire() as conn, conn.transaction():
             # Concurrent setups (worker + API) must not race on CREATE IF NOT EXISTS.
             await conn.execute("SELECT pg_advisory_xact_lock(hashtext('tribal-setup'))")
-            await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
-            await conn.execute(OFFSETS_DDL.format(schema=f'"{self.schema}"'))
+            await conn.execute(f"CREATE SCHEMA IF NOT EXISTS {self._s}")
+            await conn.execute(OFFSETS_DDL.format(schema=self._s))
             for statement in self.ddl():
                 await conn.execute(statement)
 
     async def positions(self) -> dict[TopicPartitionKey, int]:
-        rows = await self.pool.fetch(
-            f'SELECT topic, partition, next_offset FROM "{self.schema}".projection_offsets '
-            "WHERE projection = $1",
-            self.name,
-        )
+        rows = await self.pool.fetch(POSITIONS_SQL.format(schema=self._s), self.name)
         self._positions = {(r["topic"], r["partition"]): r["next_offset"] for r in rows}
         return dict(self._positions)
 
@@ -110,11 +119,7 @@ class PgProjection:
         async with self.pool.acquire() as conn, conn.transaction():
             # Positions are read inside the transaction, not trusted from memory: after
             # a rebuild swaps the store, or a concurrent writer, the store is the truth.
-            rows = await conn.fetch(
-                f'SELECT topic, partition, next_offset FROM "{self.schema}".projection_offsets '
-                "WHERE projection = $1 FOR UPDATE",
-                self.name,
-            )
+            rows = await conn.fetch(POSITIONS_SQL.format(schema=self._s) + " FOR UPDATE", self.name)
             stored = {(r["topic"], r["partition"]): r["next_offset"] for r in rows}
             check_no_gap(stored, batch)
             for applied in batch:
@@ -123,15 +128,12 @@ class PgProjection:
                     continue  # already applied (a replay, or a broker re-send)
                 handler = self._handler_for(type(applied.event))
                 if handler is not None:
-                    await handler(conn, applied)
+                    await handler(conn, applied.event, applied)
                 applied_count += 1
                 nexts[key] = applied.offset + 1
             if nexts:
                 await conn.executemany(
-                    f'INSERT INTO "{self.schema}".projection_offsets '
-                    "(projection, topic, partition, next_offset) VALUES ($1, $2, $3, $4) "
-                    "ON CONFLICT (projection, topic, partition) DO UPDATE "
-                    "SET next_offset = EXCLUDED.next_offset, applied_at = now()",
+                    RECORD_POSITION_SQL.format(schema=self._s),
                     [(self.name, t, p, o) for (t, p), o in nexts.items()],
                 )
         self._positions.update(nexts)
@@ -140,7 +142,7 @@ class PgProjection:
     async def skip(self, topic: str, partition: int, offset: int) -> None:
         async with self.pool.acquire() as conn, conn.transaction():
             stored = await conn.fetchval(
-                f'SELECT next_offset FROM "{self.schema}".projection_offsets '
+                f"SELECT next_offset FROM {self._s}.projection_offsets "
                 "WHERE projection = $1 AND topic = $2 AND partition = $3 FOR UPDATE",
                 self.name,
                 topic,
@@ -149,14 +151,7 @@ class PgProjection:
             if not is_next(stored, topic, partition, offset):
                 return
             await conn.execute(
-                f'INSERT INTO "{self.schema}".projection_offsets '
-                "(projection, topic, partition, next_offset) VALUES ($1, $2, $3, $4) "
-                "ON CONFLICT (projection, topic, partition) DO UPDATE "
-                "SET next_offset = EXCLUDED.next_offset, applied_at = now()",
-                self.name,
-                topic,
-                partition,
-                offset + 1,
+                RECORD_POSITION_SQL.format(schema=self._s), self.name, topic, partition, offset + 1
             )
         self._positions[(topic, partition)] = offset + 1
 
@@ -185,7 +180,7 @@ class PgProjection:
 
         conn = await asyncpg.connect(self.dsn)
         try:
-            await conn.execute(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+            await conn.execute(f"DROP SCHEMA IF EXISTS {self._s} CASCADE")
         finally:
             await conn.close()
 

@@ -8,22 +8,14 @@ schema ``tribal_catalog``. :mod:`projections.catalog.queries` reads it for the A
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from projections.catalog.projection import DEFAULT_SCHEMA, CatalogProjection
 
-if TYPE_CHECKING:
-    from runtime.settings import TribalSettings
+catalog_projection = CatalogProjection
+"""``catalog_projection(dsn, schema=None)``: the catalog projection writing into ``schema`` (by
+default ``tribal_catalog``) of the database at ``dsn``."""
 
-
-def catalog_projection(dsn: str, schema: str = DEFAULT_SCHEMA) -> CatalogProjection:
-    """The catalog projection writing into ``schema`` of the database at ``dsn``."""
-    return CatalogProjection(dsn, schema=schema)
-
-
-def from_settings(settings: TribalSettings) -> CatalogProjection:
-    """The installation's catalog projection (``projections.registry`` entry point)."""
-    return catalog_projection(settings.postgres_dsn)
+from_settings = CatalogProjection.from_settings
+"""The installation's catalog projection (``projections.registry`` entry point)."""
 
 
 __all__ = ["DEFAULT_SCHEMA", "CatalogProjection", "catalog_projection", "from_settings"]

@@ -53,6 +53,7 @@ class Edge:
     """A foreign key from ``child`` (its ``child_columns``) to ``parent``."""
 
     name: str
+    """The foreign key's constraint name."""
     child: TableRef
     child_columns: tuple[str, ...]
     parent: TableRef

@@ -24,6 +24,8 @@ class TableNotFoundError(LookupError):
 
 @dataclass(frozen=True)
 class ColumnDetail:
+    """A column as observed, described by its documentation (else its comment)."""
+
     name: str
     type: str
     nullable: bool
@@ -32,10 +34,13 @@ class ColumnDetail:
     is_primary_key: bool = False
     is_foreign_key: bool = False
     samples: tuple[str, ...] | None = None
+    """Sample values, when asked for (None: not asked)."""
 
 
 @dataclass(frozen=True)
 class ForeignKeyDetail:
+    """A foreign key this table declares."""
+
     name: str
     columns: tuple[str, ...]
     references_table: str
@@ -44,6 +49,8 @@ class ForeignKeyDetail:
 
 @dataclass(frozen=True)
 class IndexDetail:
+    """An index on the table."""
+
     name: str
     columns: tuple[str, ...]
     unique: bool
@@ -51,15 +58,18 @@ class IndexDetail:
 
 @dataclass(frozen=True)
 class RelatedTable:
+    """A table at the other end of one of this table's foreign keys."""
+
     name: str
     relationship: Literal["references", "referenced_by"]
     via_columns: tuple[str, ...]
+    """The referencing table's columns, whichever end this table is."""
     description: str
 
 
 @dataclass(frozen=True)
-class TableSchema:
-    """``get_table_schema``: the snapshot merged with its documentation."""
+class TableSummary:
+    """A table found by name, or listed in a domain."""
 
     name: str
     database: str
@@ -68,12 +78,18 @@ class TableSchema:
     domain: str
     description: str
     row_count: int
+    object_type: str
+
+
+@dataclass(frozen=True)
+class TableSchema(TableSummary):
+    """``get_table_schema``: the snapshot merged with its documentation."""
+
     columns: tuple[ColumnDetail, ...]
     primary_key: tuple[str, ...]
     foreign_keys: tuple[ForeignKeyDetail, ...]
     indexes: tuple[IndexDetail, ...]
     related_tables: tuple[RelatedTable, ...] | None
-    object_type: str
     database_type: str
     comment: str | None
     keywords: tuple[str, ...]
@@ -86,32 +102,14 @@ class TableSchema:
 
 
 @dataclass(frozen=True)
-class TableSummary:
-    name: str
-    database: str
-    schema: str
-    table: str
-    domain: str
-    description: str
-    row_count: int
-    object_type: str
-
-
-@dataclass(frozen=True)
 class DomainInfo:
     """``list_domains`` entry."""
 
     name: str
     description: str
+    """The first database's overview of it ("" before the documenter wrote one)."""
     table_count: int
     databases: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class DomainTableSummary:
-    name: str
-    description: str
-    row_count: int
 
 
 @dataclass(frozen=True)
@@ -120,21 +118,28 @@ class DomainOverview:
 
     domain: str
     title: str
+    """The overview's title (the domain's name while none was written)."""
     description: str
+    """Every database's overview of it, a paragraph each."""
     databases: tuple[str, ...]
-    tables: tuple[DomainTableSummary, ...]
+    tables: tuple[TableSummary, ...]
     er_diagram: str | None
+    """A Mermaid ER diagram of its tables."""
     common_joins: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class JoinStep:
+    """One join of a :class:`JoinPath`, in the order the ``SELECT`` makes them."""
+
     step: int
     from_table: str
     to_table: str
     join_type: JoinType
     on_clause: str
+    """``start.col = end.col`` for each column of the key, joined by AND."""
     foreign_key: str
+    """The name of the foreign key it follows."""
     direction: Literal["child_to_parent", "parent_to_child"]
 
 
@@ -143,8 +148,14 @@ class JoinPath:
     """``get_join_path``: the shortest FK path and a runnable ``SELECT``."""
 
     source: str
+    """The table the ``SELECT`` starts ``FROM``."""
     target: str
     path_found: bool
-    hop_count: int | None = None
+    """False when no path of at most ``max_hops`` joins the two tables."""
     path: tuple[JoinStep, ...] = ()
     sql_snippet: str | None = None
+
+    @property
+    def hop_count(self) -> int | None:
+        """How many joins the path takes; None when there is no path."""
+        return len(self.path) if self.path_found else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from projections.pg import Rows
+from projections.rows import Rows
 
 
 class CatalogReads(Rows, Protocol):

@@ -21,46 +21,43 @@ from sources.schema_snapshot import split_fqn
 
 DEFAULT_SCHEMA = "tribal_catalog"
 
-
-def catalog_ddl(schema: str) -> list[str]:
-    """Statements creating the catalog tables in ``schema`` (idempotent)."""
-    s = f'"{schema}"'
-    return [
-        f"""CREATE TABLE IF NOT EXISTS {s}.tables (
-            tenant text NOT NULL, fqn text NOT NULL,
-            database text NOT NULL, schema_name text NOT NULL, table_name text NOT NULL,
-            database_type text NOT NULL, object_type text NOT NULL, comment text,
-            row_count_approx bigint, metadata_hash text NOT NULL,
-            primary_key text[] NOT NULL, columns jsonb NOT NULL, indexes jsonb NOT NULL,
-            observed_at timestamptz NOT NULL,
-            PRIMARY KEY (tenant, fqn))""",
-        f"""CREATE TABLE IF NOT EXISTS {s}.foreign_keys (
-            tenant text NOT NULL, from_fqn text NOT NULL, name text NOT NULL,
-            database text NOT NULL, database_type text NOT NULL,
-            from_schema text NOT NULL, from_table text NOT NULL, from_columns text[] NOT NULL,
-            to_fqn text NOT NULL, to_schema text NOT NULL, to_table text NOT NULL,
-            to_columns text[] NOT NULL,
-            required boolean NOT NULL DEFAULT false,
-            seen_by_child boolean NOT NULL DEFAULT false,
-            seen_by_parent boolean NOT NULL DEFAULT false,
-            PRIMARY KEY (tenant, from_fqn, name))""",
-        f"CREATE INDEX IF NOT EXISTS foreign_keys_to ON {s}.foreign_keys (tenant, to_fqn)",
-        f"""CREATE TABLE IF NOT EXISTS {s}.table_docs (
-            tenant text NOT NULL, fqn text NOT NULL, domain text NOT NULL,
-            description text NOT NULL, column_descriptions jsonb NOT NULL,
-            keywords text[] NOT NULL, priority integer NOT NULL, key_columns text[] NOT NULL,
-            metadata_hash text NOT NULL, row_count_approx bigint,
-            related_tables text[] NOT NULL, generated_by text NOT NULL, model text NOT NULL,
-            documented_at timestamptz NOT NULL,
-            PRIMARY KEY (tenant, fqn))""",
-        f"CREATE INDEX IF NOT EXISTS table_docs_domain ON {s}.table_docs (tenant, domain)",
-        f"""CREATE TABLE IF NOT EXISTS {s}.domains (
-            tenant text NOT NULL, domain text NOT NULL, database text NOT NULL,
-            title text NOT NULL, description text NOT NULL, tables text[] NOT NULL,
-            er_diagram text, common_joins text[] NOT NULL,
-            generated_by text NOT NULL, model text NOT NULL, documented_at timestamptz NOT NULL,
-            PRIMARY KEY (tenant, domain, database))""",
-    ]
+TABLES = (
+    """CREATE TABLE IF NOT EXISTS {s}.tables (
+        tenant text NOT NULL, fqn text NOT NULL,
+        database text NOT NULL, schema_name text NOT NULL, table_name text NOT NULL,
+        database_type text NOT NULL, object_type text NOT NULL, comment text,
+        row_count_approx bigint, metadata_hash text NOT NULL,
+        primary_key text[] NOT NULL, columns jsonb NOT NULL, indexes jsonb NOT NULL,
+        observed_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, fqn))""",
+    """CREATE TABLE IF NOT EXISTS {s}.foreign_keys (
+        tenant text NOT NULL, from_fqn text NOT NULL, name text NOT NULL,
+        database text NOT NULL, database_type text NOT NULL,
+        from_schema text NOT NULL, from_table text NOT NULL, from_columns text[] NOT NULL,
+        to_fqn text NOT NULL, to_schema text NOT NULL, to_table text NOT NULL,
+        to_columns text[] NOT NULL,
+        required boolean NOT NULL DEFAULT false,
+        seen_by_child boolean NOT NULL DEFAULT false,
+        seen_by_parent boolean NOT NULL DEFAULT false,
+        PRIMARY KEY (tenant, from_fqn, name))""",
+    "CREATE INDEX IF NOT EXISTS foreign_keys_to ON {s}.foreign_keys (tenant, to_fqn)",
+    """CREATE TABLE IF NOT EXISTS {s}.table_docs (
+        tenant text NOT NULL, fqn text NOT NULL, domain text NOT NULL,
+        description text NOT NULL, column_descriptions jsonb NOT NULL,
+        keywords text[] NOT NULL, priority integer NOT NULL, key_columns text[] NOT NULL,
+        metadata_hash text NOT NULL, row_count_approx bigint,
+        related_tables text[] NOT NULL, generated_by text NOT NULL, model text NOT NULL,
+        documented_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, fqn))""",
+    "CREATE INDEX IF NOT EXISTS table_docs_domain ON {s}.table_docs (tenant, domain)",
+    """CREATE TABLE IF NOT EXISTS {s}.domains (
+        tenant text NOT NULL, domain text NOT NULL, database text NOT NULL,
+        title text NOT NULL, description text NOT NULL, tables text[] NOT NULL,
+        er_diagram text, common_joins text[] NOT NULL,
+        generated_by text NOT NULL, model text NOT NULL, documented_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, domain, database))""",
+)
+"""The catalog's tables, ``{s}`` standing for its schema."""
 
 
 class CatalogProjection(PgProjection):
@@ -68,21 +65,10 @@ class CatalogProjection(PgProjection):
 
     name: str = "catalog"
     topics: tuple[str, ...] = ("schema.changes", "tables.documented")
-
-    def __init__(self, dsn: str, schema: str = DEFAULT_SCHEMA) -> None:
-        super().__init__(dsn, schema=schema)
-
-    def ddl(self) -> list[str]:
-        return catalog_ddl(self.schema)
-
-    @property
-    def _s(self) -> str:
-        return f'"{self.schema}"'
+    tables = TABLES
 
     @PgProjection.handles(TableObserved)
-    async def on_table_observed(self, conn: Any, applied: Applied) -> None:
-        e = applied.event
-        assert isinstance(e, TableObserved)
+    async def on_table_observed(self, conn: Any, e: TableObserved, applied: Applied) -> None:
         fqn = e.fully_qualified_name
         columns = [c.model_dump(mode="json") for c in e.columns]
         indexes = [i.model_dump(mode="json") for i in e.indexes]
@@ -105,14 +91,12 @@ class CatalogProjection(PgProjection):
     async def _replace_edges(self, conn: Any, e: TableObserved) -> None:
         fqn = e.fully_qualified_name
         not_null = {c.name for c in e.columns if not c.nullable}
+        # The table's own end of each of its edges is unreported until this snapshot
+        # reports it again below; the other end's report stands.
         await conn.execute(
-            f"UPDATE {self._s}.foreign_keys SET seen_by_child = false "
-            "WHERE tenant = $1 AND from_fqn = $2",
-            e.tenant, fqn,
-        )  # fmt: skip
-        await conn.execute(
-            f"UPDATE {self._s}.foreign_keys SET seen_by_parent = false "
-            "WHERE tenant = $1 AND to_fqn = $2",
+            f"UPDATE {self._s}.foreign_keys SET seen_by_child = seen_by_child AND from_fqn <> $2, "
+            "seen_by_parent = seen_by_parent AND to_fqn <> $2 "
+            "WHERE tenant = $1 AND (from_fqn = $2 OR to_fqn = $2)",
             e.tenant, fqn,
         )  # fmt: skip
         insert = (
@@ -150,9 +134,7 @@ class CatalogProjection(PgProjection):
         )  # fmt: skip
 
     @PgProjection.handles(TableDropped)
-    async def on_table_dropped(self, conn: Any, applied: Applied) -> None:
-        e = applied.event
-        assert isinstance(e, TableDropped)
+    async def on_table_dropped(self, conn: Any, e: TableDropped, applied: Applied) -> None:
         fqn = e.fully_qualified_name
         await conn.execute(
             f"DELETE FROM {self._s}.tables WHERE tenant = $1 AND fqn = $2", e.tenant, fqn
@@ -170,9 +152,7 @@ class CatalogProjection(PgProjection):
         )  # fmt: skip
 
     @PgProjection.handles(TableDocumented)
-    async def on_table_documented(self, conn: Any, applied: Applied) -> None:
-        e = applied.event
-        assert isinstance(e, TableDocumented)
+    async def on_table_documented(self, conn: Any, e: TableDocumented, applied: Applied) -> None:
         await conn.execute(
             f"INSERT INTO {self._s}.table_docs AS d VALUES "
             "($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
@@ -192,9 +172,7 @@ class CatalogProjection(PgProjection):
         )  # fmt: skip
 
     @PgProjection.handles(DomainDocumented)
-    async def on_domain_documented(self, conn: Any, applied: Applied) -> None:
-        e = applied.event
-        assert isinstance(e, DomainDocumented)
+    async def on_domain_documented(self, conn: Any, e: DomainDocumented, applied: Applied) -> None:
         if not e.tables:  # a domain with no tables left is retired
             await conn.execute(
                 f"DELETE FROM {self._s}.domains WHERE tenant = $1 AND domain = $2 "

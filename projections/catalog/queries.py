@@ -16,7 +16,6 @@ from projections.catalog.models import (
     ColumnDetail,
     DomainInfo,
     DomainOverview,
-    DomainTableSummary,
     ForeignKeyDetail,
     IndexDetail,
     JoinPath,
@@ -27,36 +26,17 @@ from projections.catalog.models import (
 )
 from projections.catalog.port import CatalogReads
 from projections.catalog.projection import DEFAULT_SCHEMA
+from projections.rows import contains_pattern, from_row, quoted
 
 MAX_HOPS_LIMIT = 6
 
 _SUMMARY = (
-    "SELECT t.fqn, t.database, t.schema_name, t.table_name, t.object_type, "
-    "coalesce(t.row_count_approx, d.row_count_approx, 0) AS row_count, "
+    'SELECT t.fqn AS name, t.database, t.schema_name AS schema, t.table_name AS "table", '
+    "t.object_type, greatest(0, coalesce(t.row_count_approx, d.row_count_approx, 0)) AS row_count, "
     "coalesce(d.domain, '') AS domain, coalesce(d.description, t.comment, '') AS description "
     "FROM {s}.tables t LEFT JOIN {s}.table_docs d ON d.tenant = t.tenant AND d.fqn = t.fqn "
 )
-
-
-def _q(schema: str) -> str:
-    return f'"{schema}"'
-
-
-def _like(text: str) -> str:
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-def _summary(row: Any) -> TableSummary:
-    return TableSummary(
-        name=row["fqn"],
-        database=row["database"],
-        schema=row["schema_name"],
-        table=row["table_name"],
-        domain=row["domain"],
-        description=row["description"],
-        row_count=max(0, row["row_count"]),
-        object_type=row["object_type"],
-    )
+"""A :class:`TableSummary` a row."""
 
 
 async def get_table(
@@ -69,7 +49,7 @@ async def get_table(
     include_relationships: bool = True,
 ) -> TableSchema | None:
     """The observed table ``fqn`` merged with its documentation, or None if unknown."""
-    s = _q(schema)
+    s = quoted(schema)
     row = await db.fetchrow(
         f"SELECT t.*, d.domain, d.description, d.column_descriptions::text AS column_docs, "
         "d.keywords, d.priority, d.key_columns, d.metadata_hash AS documented_hash, "
@@ -162,17 +142,17 @@ async def search_tables_by_name(
     Exact table-name matches come first, then shorter names.
     """
     rows = await db.fetch(
-        _SUMMARY.format(s=_q(schema))
+        _SUMMARY.format(s=quoted(schema))
         + "WHERE t.tenant = $1 AND t.fqn ILIKE $2 "
         "ORDER BY lower(t.table_name) = lower($3) DESC, length(t.fqn), t.fqn LIMIT $4",
-        tenant, _like(pattern), pattern, limit,
+        tenant, contains_pattern(pattern), pattern, limit,
     )  # fmt: skip
-    return [_summary(r) for r in rows]
+    return [from_row(TableSummary, r) for r in rows]
 
 
 async def _domain_tables(db: CatalogReads, tenant: str, schema: str) -> dict[str, set[str]]:
     """domain -> FQNs: those its overview lists, plus observed tables documented in it."""
-    s = _q(schema)
+    s = quoted(schema)
     rows = await db.fetch(
         f"SELECT domain, unnest(tables) AS fqn FROM {s}.domains WHERE tenant = $1 UNION "
         f"SELECT d.domain, d.fqn FROM {s}.table_docs d JOIN {s}.tables t "
@@ -193,7 +173,7 @@ async def list_domains(
     schema: str = DEFAULT_SCHEMA,
 ) -> list[DomainInfo]:
     """Every domain with its description, table count and databases, by name."""
-    s = _q(schema)
+    s = quoted(schema)
     members = await _domain_tables(db, tenant, schema)
     docs = await db.fetch(
         f"SELECT domain, database, description FROM {s}.domains WHERE tenant = $1 "
@@ -227,7 +207,7 @@ async def get_domain(
     schema: str = DEFAULT_SCHEMA,
 ) -> DomainOverview | None:
     """A domain's overview and its tables, or None if no table or overview names it."""
-    s = _q(schema)
+    s = quoted(schema)
     docs = await db.fetch(
         f"SELECT * FROM {s}.domains WHERE tenant = $1 AND domain = $2 "
         "AND ($3::text IS NULL OR database = $3) ORDER BY database",
@@ -246,9 +226,7 @@ async def get_domain(
         title=next((d["title"] for d in docs if d["title"]), name),
         description="\n\n".join(d["description"] for d in docs if d["description"]),
         databases=tuple(sorted({d["database"] for d in docs} | {r["database"] for r in rows})),
-        tables=tuple(
-            DomainTableSummary(r["fqn"], r["description"], max(0, r["row_count"])) for r in rows
-        ),
+        tables=tuple(from_row(TableSummary, r) for r in rows),
         er_diagram=next((d["er_diagram"] for d in docs if d["er_diagram"]), None),
         common_joins=tuple(j for d in docs for j in d["common_joins"]),
     )
@@ -283,7 +261,7 @@ async def join_path(
     """
     if not 0 <= max_hops <= MAX_HOPS_LIMIT:
         raise ValueError(f"max_hops must be between 0 and {MAX_HOPS_LIMIT}, got {max_hops}")
-    s = _q(schema)
+    s = quoted(schema)
     ends = await db.fetch(
         f"SELECT fqn, database, schema_name, table_name, database_type FROM {s}.tables "
         "WHERE tenant = $1 AND fqn = ANY($2::text[])",
@@ -309,7 +287,6 @@ async def join_path(
         source=from_fqn,
         target=to_fqn,
         path_found=True,
-        hop_count=len(path),
         path=tuple(join_steps(path)),
         sql_snippet=sql_snippet(tables[from_fqn], path),
     )

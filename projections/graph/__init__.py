@@ -11,22 +11,14 @@ version, so :mod:`projections.graph.queries` can answer "what was true then" and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from projections.graph.projection import DEFAULT_SCHEMA, GraphProjection
 
-if TYPE_CHECKING:
-    from runtime.settings import TribalSettings
+graph_projection = GraphProjection
+"""``graph_projection(dsn, schema=None)``: the graph projection writing into ``schema`` (by
+default ``tribal_graph``) of the database at ``dsn``."""
 
-
-def graph_projection(dsn: str, schema: str = DEFAULT_SCHEMA) -> GraphProjection:
-    """The graph projection writing into ``schema`` of the database at ``dsn``."""
-    return GraphProjection(dsn, schema=schema)
-
-
-def from_settings(settings: TribalSettings) -> GraphProjection:
-    """The installation's graph projection (``projections.registry`` entry point)."""
-    return graph_projection(settings.postgres_dsn)
+from_settings = GraphProjection.from_settings
+"""The installation's graph projection (``projections.registry`` entry point)."""
 
 
 __all__ = ["DEFAULT_SCHEMA", "GraphProjection", "from_settings", "graph_projection"]

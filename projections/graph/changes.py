@@ -14,14 +14,15 @@ from uuid import UUID
 from projections.graph.models import require_group_id
 from projections.graph.port import GraphReads
 from projections.graph.projection import DEFAULT_SCHEMA
+from projections.rows import quoted
 
 _SINCE = """
 SELECT r.relationship_id, r.version, r.change, r.relation_type, r.fact,
        r.source_entity_id, se.name AS source_name, r.target_entity_id, te.name AS target_name,
        r.valid_from, r.valid_to, r.recorded_at, r.invalidated_by, r.reason, r."offset"
-FROM "{s}".relationships r
-LEFT JOIN "{s}".entities se ON se.group_id = r.group_id AND se.entity_id = r.source_entity_id
-LEFT JOIN "{s}".entities te ON te.group_id = r.group_id AND te.entity_id = r.target_entity_id
+FROM {s}.relationships r
+LEFT JOIN {s}.entities se ON se.group_id = r.group_id AND se.entity_id = r.source_entity_id
+LEFT JOIN {s}.entities te ON te.group_id = r.group_id AND te.entity_id = r.target_entity_id
 WHERE r.group_id = $1 AND r."offset" > $2 ORDER BY r."offset", r.version LIMIT $3
 """
 
@@ -57,7 +58,7 @@ async def changes_after(
 ) -> list[FactChange]:
     """The group's versions recorded at offsets past ``after``, first first, at most ``limit``."""
     group_id = require_group_id(group_id)
-    rows = await db.fetch(_SINCE.format(s=schema), group_id, after, limit)
+    rows = await db.fetch(_SINCE.format(s=quoted(schema)), group_id, after, limit)
     return [FactChange(**r) for r in rows]
 
 
@@ -65,6 +66,6 @@ async def last_offset(db: GraphReads, group_id: str, *, schema: str = DEFAULT_SC
     """The offset of the group's last recorded version; None while it has none."""
     group_id = require_group_id(group_id)
     value = await db.fetchval(
-        f'SELECT max("offset") FROM "{schema}".relationships WHERE group_id = $1', group_id
+        f'SELECT max("offset") FROM {quoted(schema)}.relationships WHERE group_id = $1', group_id
     )
     return None if value is None else int(value)

@@ -76,8 +76,8 @@ class Fact:
 
 
 @dataclass(frozen=True)
-class EntityRecord:
-    """An entity as it stands now, with the names of duplicates merged into it."""
+class EntityState:
+    """What was said of an entity: its name, type and attributes, and when it held."""
 
     entity_id: UUID
     name: str
@@ -87,23 +87,21 @@ class EntityRecord:
     valid_from: datetime
     valid_to: datetime | None
     recorded_at: datetime
+
+
+@dataclass(frozen=True)
+class EntityRecord(EntityState):
+    """An entity as it stands now, with the names of duplicates merged into it."""
+
     updated_at: datetime
     aliases: tuple[str, ...]
 
 
 @dataclass(frozen=True)
-class EntityVersion:
+class EntityVersion(EntityState):
     """The entity right after one extraction or merge touched it."""
 
-    entity_id: UUID
     extracted_id: UUID
-    name: str
-    entity_type: str
-    attributes: dict[str, str]
-    confidence: str
-    valid_from: datetime
-    valid_to: datetime | None
-    recorded_at: datetime
     provenance: Provenance
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from projections.pg import Rows
+from projections.rows import Rows
 
 
 class GraphReads(Rows, Protocol):

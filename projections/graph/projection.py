@@ -6,8 +6,8 @@
   an earlier one arrives late (world time: the entity was known from the earlier turn).
 * ``EntityMerged``: the duplicate leaves ``entities``, becomes an alias of the kept
   entity, and its attributes fold into it; its versions stay as they were.
-* ``RelationshipAsserted``/``RelationshipInvalidated``: see
-  :mod:`projections.graph.relationships`.
+* ``RelationshipAsserted``/``RelationshipInvalidated``: a new version of the
+  relationship, see :mod:`projections.graph.relationships`.
 * ``MemoryForgotten``: every row of the group (or of every group of the tenant) is
   deleted, and a tombstone makes later-replayed facts recorded before it no-ops.
 """
@@ -30,7 +30,7 @@ from events.facts import (
 from events.memory import MemoryForgotten
 from projections.base import Applied
 from projections.graph import relationships
-from projections.graph.ddl import graph_ddl
+from projections.graph.ddl import TABLES
 from projections.pg import PgProjection
 
 log = logging.getLogger(__name__)
@@ -44,16 +44,7 @@ class GraphProjection(PgProjection):
 
     name: str = "graph"
     topics: tuple[str, ...] = ("memory.facts", "memory.turns")
-
-    def __init__(self, dsn: str, schema: str = DEFAULT_SCHEMA) -> None:
-        super().__init__(dsn, schema=schema)
-
-    def ddl(self) -> list[str]:
-        return graph_ddl(self.schema)
-
-    @property
-    def _s(self) -> str:
-        return f'"{self.schema}"'
+    tables = TABLES
 
     async def _forgotten(self, conn: Any, e: MemoryEvent) -> bool:
         """True when ``e`` was recorded before its group or tenant was forgotten."""
@@ -109,9 +100,9 @@ class GraphProjection(PgProjection):
         )  # fmt: skip
 
     @PgProjection.handles(EntitiesExtracted)
-    async def on_entities_extracted(self, conn: Any, applied: Applied) -> None:
-        e = applied.event
-        assert isinstance(e, EntitiesExtracted)
+    async def on_entities_extracted(
+        self, conn: Any, e: EntitiesExtracted, applied: Applied
+    ) -> None:
         if await self._forgotten(conn, e):
             return
         for entity in e.entities:
@@ -121,9 +112,7 @@ class GraphProjection(PgProjection):
             await self._version(conn, applied, row, "extracted", entity.entity_id, e.episode_id)
 
     @PgProjection.handles(EntityMerged)
-    async def on_entity_merged(self, conn: Any, applied: Applied) -> None:
-        e = applied.event
-        assert isinstance(e, EntityMerged)
+    async def on_entity_merged(self, conn: Any, e: EntityMerged, applied: Applied) -> None:
         if await self._forgotten(conn, e):
             return
         kept = await self._resolve(conn, e.group_id, e.existing_entity_id)
@@ -159,22 +148,15 @@ class GraphProjection(PgProjection):
             e.group_id, gone, kept,
         )  # fmt: skip
 
-    @PgProjection.handles(RelationshipAsserted)
-    async def on_relationship_asserted(self, conn: Any, applied: Applied) -> None:
-        assert isinstance(applied.event, RelationshipAsserted)
-        if not await self._forgotten(conn, applied.event):
-            await relationships.assert_version(conn, self._s, applied)
-
-    @PgProjection.handles(RelationshipInvalidated)
-    async def on_relationship_invalidated(self, conn: Any, applied: Applied) -> None:
-        assert isinstance(applied.event, RelationshipInvalidated)
-        if not await self._forgotten(conn, applied.event):
-            await relationships.invalidate(conn, self._s, applied)
+    @PgProjection.handles(RelationshipAsserted, RelationshipInvalidated)
+    async def on_relationship_changed(
+        self, conn: Any, e: RelationshipAsserted | RelationshipInvalidated, applied: Applied
+    ) -> None:
+        if not await self._forgotten(conn, e):
+            await relationships.record(conn, self._s, e, applied)
 
     @PgProjection.handles(MemoryForgotten)
-    async def on_memory_forgotten(self, conn: Any, applied: Applied) -> None:
-        e = applied.event
-        assert isinstance(e, MemoryForgotten)
+    async def on_memory_forgotten(self, conn: Any, e: MemoryForgotten, applied: Applied) -> None:
         scope, key = ("tenant", e.tenant) if e.scope == "tenant" else ("group", e.group_id)
         where = "split_part(group_id, ':', 1) = $1" if scope == "tenant" else "group_id = $1"
         for table in _GROUP_TABLES:

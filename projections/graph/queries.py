@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
 from uuid import UUID
 
 from projections.graph.models import (
@@ -29,6 +28,7 @@ from projections.graph.models import (
 )
 from projections.graph.port import GraphReads
 from projections.graph.projection import DEFAULT_SCHEMA
+from projections.rows import Row, contains_pattern, from_row, quoted
 
 _FACTS = """
 SELECT r.*, r.attributes::text AS attrs,
@@ -49,43 +49,21 @@ WHERE r.group_id = $1
 """
 
 
-def _q(schema: str) -> str:
-    return f'"{schema}"'
-
-
 def _uuid(value: UUID | str) -> UUID:
     return value if isinstance(value, UUID) else UUID(str(value))
 
 
-def _provenance(row: Any, change: str) -> Provenance:
-    return Provenance(
-        change=change,
-        episode_id=row["episode_id"],
-        event_id=row["event_id"],
-        topic=row["topic"],
-        partition=row["partition"],
-        offset=row["offset"],
-    )
+def _provenance(row: Row, change: str) -> Provenance:
+    return from_row(Provenance, row, change=change)
 
 
-def _fact(row: Any) -> Fact:
-    return Fact(
-        relationship_id=row["relationship_id"],
-        version=row["version"],
+def _fact(row: Row) -> Fact:
+    return from_row(
+        Fact,
+        row,
         source_entity_id=row["source_id"],
-        source_name=row["source_name"],
-        relation_type=row["relation_type"],
         target_entity_id=row["target_id"],
-        target_name=row["target_name"],
-        fact=row["fact"],
         attributes=json.loads(row["attrs"]),
-        confidence=row["confidence"],
-        valid_from=row["valid_from"],
-        valid_to=row["valid_to"],
-        recorded_at=row["recorded_at"],
-        expired_at=row["expired_at"],
-        invalidated_by=row["invalidated_by"],
-        reason=row["reason"],
         provenance=_provenance(row, row["change"]),
         episode_ids=tuple(dict.fromkeys(row["said_in"] or ())),
     )
@@ -104,7 +82,7 @@ async def facts_for(
     group_id = require_group_id(group_id)
     as_of, known_at = require_aware("as_of", as_of), require_aware("known_at", known_at)
     rows = await db.fetch(
-        _FACTS.format(s=_q(schema))
+        _FACTS.format(s=quoted(schema))
         + "AND r.valid_from <= coalesce($2, now()) "
         "AND (r.valid_to IS NULL OR r.valid_to > coalesce($2, now())) "
         "AND (($3::timestamptz IS NULL AND r.expired_at IS NULL) OR ($3 IS NOT NULL "
@@ -115,18 +93,16 @@ async def facts_for(
     return [_fact(r) for r in rows]
 
 
-def _record(row: Any, aliases: tuple[str, ...]) -> EntityRecord:
-    return EntityRecord(
-        entity_id=row["entity_id"],
-        name=row["name"],
-        entity_type=row["entity_type"],
+def _record(row: Row, aliases: tuple[str, ...]) -> EntityRecord:
+    return from_row(EntityRecord, row, attributes=json.loads(row["attributes"]), aliases=aliases)
+
+
+def _version(row: Row) -> EntityVersion:
+    return from_row(
+        EntityVersion,
+        row,
         attributes=json.loads(row["attributes"]),
-        confidence=row["confidence"],
-        valid_from=row["valid_from"],
-        valid_to=row["valid_to"],
-        recorded_at=row["recorded_at"],
-        updated_at=row["updated_at"],
-        aliases=aliases,
+        provenance=_provenance(row, row["change"]),
     )
 
 
@@ -139,7 +115,7 @@ async def entity_with_history(
     (topic, partition, offset). None when the group has no such entity.
     """
     group_id = require_group_id(group_id)
-    s, wanted = _q(schema), _uuid(entity_id)
+    s, wanted = quoted(schema), _uuid(entity_id)
     kept = await db.fetchval(
         f"SELECT entity_id FROM {s}.aliases WHERE group_id = $1 AND alias_id = $2",
         group_id, wanted,
@@ -156,31 +132,16 @@ async def entity_with_history(
         group_id, kept,
     )  # fmt: skip
     aliases = tuple(
-        Alias(a["alias_id"], a["alias_name"], a["stage"], a["score"], a["recorded_at"],
-              _provenance(a, "merged"))
+        from_row(Alias, a, name=a["alias_name"], provenance=_provenance(a, "merged"))
         for a in alias_rows
-    )  # fmt: skip
+    )
     ids = [kept, *(a.alias_id for a in aliases)]
     version_rows = await db.fetch(
         f"SELECT * FROM {s}.entity_versions WHERE group_id = $1 AND entity_id = ANY($2::uuid[]) "
         'ORDER BY recorded_at, topic, partition, "offset", extracted_id',
         group_id, ids,
     )  # fmt: skip
-    versions = tuple(
-        EntityVersion(
-            entity_id=v["entity_id"],
-            extracted_id=v["extracted_id"],
-            name=v["name"],
-            entity_type=v["entity_type"],
-            attributes=json.loads(v["attributes"]),
-            confidence=v["confidence"],
-            valid_from=v["valid_from"],
-            valid_to=v["valid_to"],
-            recorded_at=v["recorded_at"],
-            provenance=_provenance(v, v["change"]),
-        )
-        for v in version_rows
-    )
+    versions = tuple(_version(v) for v in version_rows)
     fact_rows = await db.fetch(
         _FACTS.format(s=s) + "AND (r.source_entity_id = ANY($2::uuid[]) "
         "OR r.target_entity_id = ANY($2::uuid[])) ORDER BY r.relationship_id, r.version",
@@ -198,8 +159,7 @@ async def search_entities(
     Case-insensitive; ``%`` and ``_`` match themselves. Exact names come first.
     """
     group_id = require_group_id(group_id)
-    s = _q(schema)
-    pattern = "%" + name_like.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    s = quoted(schema)
     rows = await db.fetch(
         f"SELECT e.*, coalesce(array_agg(a.alias_name) FILTER (WHERE a.alias_name IS NOT NULL "
         "AND a.alias_name <> e.name), '{}') AS alias_names "
@@ -208,6 +168,6 @@ async def search_entities(
         "WHERE e.group_id = $1 GROUP BY e.group_id, e.entity_id "
         "HAVING e.name ILIKE $2 OR bool_or(a.alias_name ILIKE $2) "
         "ORDER BY lower(e.name) = lower($3) DESC, e.name, e.entity_id LIMIT $4",
-        group_id, pattern, name_like, limit,
+        group_id, contains_pattern(name_like), name_like, limit,
     )  # fmt: skip
     return [_record(r, tuple(sorted(set(r["alias_names"])))) for r in rows]

@@ -81,10 +81,8 @@ def _provenance(applied: Applied) -> dict[str, Any]:
     }
 
 
-async def assert_version(conn: Any, s: str, applied: Applied) -> None:
+async def assert_version(conn: Any, s: str, e: RelationshipAsserted, applied: Applied) -> None:
     """Record a new relationship, or a corrected version of a known one."""
-    e = applied.event
-    assert isinstance(e, RelationshipAsserted)
     current = await _current(conn, s, e.group_id, e.relationship_id)
     values = {
         "group_id": e.group_id,
@@ -122,10 +120,8 @@ def _same_content(current: Any, values: dict[str, Any]) -> bool:
     return True
 
 
-async def invalidate(conn: Any, s: str, applied: Applied) -> None:
+async def invalidate(conn: Any, s: str, e: RelationshipInvalidated, applied: Applied) -> None:
     """Close the relationship's world time at ``valid_to`` in a new version."""
-    e = applied.event
-    assert isinstance(e, RelationshipInvalidated)
     current = await _current(conn, s, e.group_id, e.relationship_id)
     if current is None:
         log.warning("graph: %s invalidates unknown relationship %s", e.group_id, e.relationship_id)
@@ -144,3 +140,13 @@ async def invalidate(conn: Any, s: str, applied: Applied) -> None:
         **_provenance(applied),
     )
     await _supersede(conn, s, current, values)
+
+
+async def record(
+    conn: Any, s: str, e: RelationshipAsserted | RelationshipInvalidated, applied: Applied
+) -> None:
+    """The version an assertion or an invalidation makes, if it makes one."""
+    if isinstance(e, RelationshipAsserted):
+        await assert_version(conn, s, e, applied)
+    else:
+        await invalidate(conn, s, e, applied)

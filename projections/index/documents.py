@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from events.chunks import DocumentChunked
@@ -16,6 +17,8 @@ KIND_BY_SOURCE = {
     "domain": Kind.TABLE_DOC,
 }
 """``DocumentChunked.source_type`` → kind; unknown source types are help-desk-like text."""
+_CHUNK_OWN = ("symbol", "parent_symbol", "fully_qualified_name", "start_line", "end_line")
+"""Where a chunk sits in its document, under the names an indexed object gives them."""
 
 
 def _split(value: str | None) -> tuple[str, ...]:
@@ -48,12 +51,8 @@ def chunk_objects(event: DocumentChunked) -> list[IndexedObject]:
                 path=event.path,
                 repo=meta.get("repo"),
                 language=chunk.language or event.language,
-                symbol=chunk.symbol,
                 symbol_kind=chunk.kind,
-                parent_symbol=chunk.parent_symbol,
-                fully_qualified_name=chunk.fully_qualified_name,
-                start_line=chunk.start_line,
-                end_line=chunk.end_line,
+                **{name: getattr(chunk, name) for name in _CHUNK_OWN},
                 database=meta.get("database"),
                 domain=meta.get("domain"),
                 intent=_split(meta.get("intent")),
@@ -91,39 +90,55 @@ def table_object(event: TableDocumented) -> IndexedObject:
     )
 
 
-def episode_object(event: EpisodeRecorded) -> IndexedObject:
+def _memory_object(
+    event: EpisodeRecorded | SummaryCreated,
+    kind: Kind,
+    object_id: str,
+    metadata: dict[str, str],
+    vector: Sequence[float] | None = None,
+    model: str | None = None,
+) -> IndexedObject:
+    """An episode or a summary: its own document, in its group, at its event's time."""
     return IndexedObject(
-        chunk_id=str(event.episode_id),
-        kind=Kind.EPISODE,
-        document_id=str(event.episode_id),
+        chunk_id=object_id,
+        kind=kind,
+        document_id=object_id,
         text=event.content,
         tenant=event.tenant,
         group_id=event.group_id,
         updated_at=event.occurred_at,
-        metadata={
-            "content_type": event.content_type,
-            "source": event.source,
-            "source_event_id": str(event.source_event_id),
-            **event.source_metadata,
-        },
-        vector=tuple(event.embedding) if event.embedding is not None else None,
-        model=event.embedding_model,
+        metadata=metadata,
+        vector=None if vector is None else tuple(vector),
+        model=model,
+    )
+
+
+def episode_object(event: EpisodeRecorded) -> IndexedObject:
+    metadata = {
+        "content_type": event.content_type,
+        "source": event.source,
+        "source_event_id": str(event.source_event_id),
+        **event.source_metadata,
+    }
+    return _memory_object(
+        event, Kind.EPISODE, str(event.episode_id), metadata, event.embedding, event.embedding_model
     )
 
 
 def summary_object(event: SummaryCreated) -> IndexedObject:
-    return IndexedObject(
-        chunk_id=str(event.summary_id),
-        kind=Kind.SUMMARY,
-        document_id=str(event.summary_id),
-        text=event.content,
-        tenant=event.tenant,
-        group_id=event.group_id,
-        updated_at=event.occurred_at,
-        metadata={
-            "summary_type": event.summary_type,
-            "episode_ids": ",".join(map(str, event.episode_ids)),
-            "summary_ids": ",".join(map(str, event.summary_ids)),
-            "model": event.model,
-        },
-    )
+    metadata = {
+        "summary_type": event.summary_type,
+        "episode_ids": ",".join(map(str, event.episode_ids)),
+        "summary_ids": ",".join(map(str, event.summary_ids)),
+        "model": event.model,
+    }
+    return _memory_object(event, Kind.SUMMARY, str(event.summary_id), metadata)
+
+
+def searchable_object(event: TableDocumented | EpisodeRecorded | SummaryCreated) -> IndexedObject:
+    """The one object a table's documentation, an episode or a summary is searched as."""
+    if isinstance(event, TableDocumented):
+        return table_object(event)
+    if isinstance(event, EpisodeRecorded):
+        return episode_object(event)
+    return summary_object(event)

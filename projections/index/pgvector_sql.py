@@ -5,43 +5,22 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 from projections.index.port import Filters, IndexedObject, Kind
 from projections.index.scoring import glob_to_like
+from projections.rows import quoted
 
-COLUMNS = (
-    "chunk_id",
-    "kind",
-    "tenant",
-    "document_id",
-    "document_version",
-    "text",
-    "title",
-    "url",
-    "path",
-    "repo",
-    "language",
-    "symbol",
-    "symbol_kind",
-    "parent_symbol",
-    "fully_qualified_name",
-    "start_line",
-    "end_line",
-    "database",
-    "domain",
-    "intent",
-    "device",
-    "group_id",
-    "updated_at",
-    "metadata",
-)
+COLUMNS = tuple(f.name for f in fields(IndexedObject) if f.name not in ("vector", "model"))
+"""The ``objects`` table's columns: an :class:`IndexedObject`'s fields but its vector and
+model, which are stored as ``embedding`` and ``model``."""
 SELECT_COLUMNS = ", ".join(f"o.{c}" for c in COLUMNS) + ", o.embedding IS NOT NULL AS has_vector"
 
 
 def ddl(schema: str, dims: int) -> list[str]:
     """The generation's tables. ``kind IS NULL``: a pending vector."""
-    s = f'"{schema}"'
+    s = quoted(schema)
     statements = [
         f"""CREATE TABLE IF NOT EXISTS {s}.objects (
             chunk_id text NOT NULL,
@@ -78,7 +57,7 @@ def ddl(schema: str, dims: int) -> list[str]:
 
 def search_index_ddl(schema: str) -> list[str]:
     """The search indexes; a shadow generation builds them once, after its bulk load."""
-    s = f'"{schema}"'
+    s = quoted(schema)
     statements = [
         f"CREATE INDEX IF NOT EXISTS objects_kind ON {s}.objects (kind, tenant, group_id)",
         f"CREATE INDEX IF NOT EXISTS objects_tsv ON {s}.objects USING gin (tsv)",
@@ -104,32 +83,13 @@ def decode_vector(data: bytes) -> list[float]:
 
 def object_args(o: IndexedObject) -> tuple[Any, ...]:
     """Values in :data:`COLUMNS` order."""
-    return (
-        o.chunk_id,
-        o.kind.value,
-        o.tenant,
-        o.document_id,
-        o.document_version,
-        o.text,
-        o.title,
-        o.url,
-        o.path,
-        o.repo,
-        o.language,
-        o.symbol,
-        o.symbol_kind,
-        o.parent_symbol,
-        o.fully_qualified_name,
-        o.start_line,
-        o.end_line,
-        o.database,
-        o.domain,
-        list(o.intent),
-        list(o.device),
-        o.group_id,
-        o.updated_at,
-        json.dumps(dict(o.metadata)),
-    )
+    stored = {
+        "kind": o.kind.value,
+        "intent": list(o.intent),
+        "device": list(o.device),
+        "metadata": json.dumps(dict(o.metadata)),
+    }
+    return tuple(stored[c] if c in stored else getattr(o, c) for c in COLUMNS)
 
 
 def row_object(row: Any) -> IndexedObject:

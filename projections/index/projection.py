@@ -28,18 +28,20 @@ from events.memory import EpisodeRecorded, MemoryForgotten, SummaryCreated
 from events.schema import TableDropped
 from projections.base import Applied, check_no_gap, is_next
 from projections.index.batching import ChunkedRun, plan
-from projections.index.documents import episode_object, summary_object, table_object
+from projections.index.documents import searchable_object
 from projections.index.port import Positions, SearchIndex
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[["IndexProjection", Event], Awaitable[None]]
+Handler = Callable[["IndexProjection", Any], Awaitable[None]]
+"""``async def on_x(self, event)``, called with events of the types it handles."""
 _HANDLERS: dict[type[Event], Handler] = {}
 
 
-def _handles(event_type: type[Event]) -> Callable[[Handler], Handler]:
+def _handles(*event_types: type[Event]) -> Callable[[Handler], Handler]:
     def mark(fn: Handler) -> Handler:
-        _HANDLERS[event_type] = fn
+        for event_type in event_types:
+            _HANDLERS[event_type] = fn
         return fn
 
     return mark
@@ -122,13 +124,11 @@ class IndexProjection:
             await self.index.delete_stale_chunks(tenant, document_id, keep)
 
     @_handles(DocumentRetracted)
-    async def on_document_retracted(self, event: Any) -> None:
-        assert isinstance(event, DocumentRetracted)
+    async def on_document_retracted(self, event: DocumentRetracted) -> None:
         await self.index.retract_document(event.tenant, event.document_id)
 
     @_handles(ChunksEmbedded)
-    async def on_chunks_embedded(self, event: Any) -> None:
-        assert isinstance(event, ChunksEmbedded)
+    async def on_chunks_embedded(self, event: ChunksEmbedded) -> None:
         vectors = {v.chunk_id: v.vector for v in event.vectors}
         stored = await self.index.upsert_vectors(
             event.tenant, event.document_id, vectors, event.model
@@ -142,31 +142,21 @@ class IndexProjection:
                 self.index.model,
             )
 
-    @_handles(TableDocumented)
-    async def on_table_documented(self, event: Any) -> None:
-        assert isinstance(event, TableDocumented)
-        await self.index.upsert_chunks([table_object(event)])
+    @_handles(TableDocumented, EpisodeRecorded, SummaryCreated)
+    async def on_searchable(
+        self, event: TableDocumented | EpisodeRecorded | SummaryCreated
+    ) -> None:
+        """One event, one searchable object: a table's documentation, an episode, a summary."""
+        await self.index.upsert_chunks([searchable_object(event)])
 
     @_handles(TableDropped)
-    async def on_table_dropped(self, event: Any) -> None:
-        assert isinstance(event, TableDropped)
+    async def on_table_dropped(self, event: TableDropped) -> None:
         await self.index.retract_document(
             event.tenant, table_document_id(event.fully_qualified_name)
         )
 
-    @_handles(EpisodeRecorded)
-    async def on_episode_recorded(self, event: Any) -> None:
-        assert isinstance(event, EpisodeRecorded)
-        await self.index.upsert_chunks([episode_object(event)])
-
-    @_handles(SummaryCreated)
-    async def on_summary_created(self, event: Any) -> None:
-        assert isinstance(event, SummaryCreated)
-        await self.index.upsert_chunks([summary_object(event)])
-
     @_handles(MemoryForgotten)
-    async def on_memory_forgotten(self, event: Any) -> None:
-        assert isinstance(event, MemoryForgotten)
+    async def on_memory_forgotten(self, event: MemoryForgotten) -> None:
         group = None if event.scope == "tenant" else event.group_id
         await self.index.forget_memory(event.tenant, group)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any
 
 from weaviate.classes.config import (
@@ -24,26 +25,16 @@ OFFSETS = "Offsets"
 """The projection's next offsets per (topic, partition); written after each batch's data."""
 LOGICAL = (*(k.value for k in Kind), PENDING, OFFSETS)
 
+_STORED = tuple(f.name for f in fields(IndexedObject) if f.name not in ("kind", "vector", "model"))
+"""The properties an :class:`IndexedObject`'s fields are stored in (the collection is its
+kind, the object's own vector its vector)."""
 SEARCHED = ["text", "title"]
 """Properties BM25 ranks on (the others are exact-match filters)."""
-_FIELDS = (
-    "chunk_id",
-    "tenant",
-    "document_id",
-    "document_version",
-    "url",
-    "path",
-    "repo",
-    "language",
-    "symbol",
-    "symbol_kind",
-    "parent_symbol",
-    "fully_qualified_name",
-    "database",
-    "domain",
-    "group_id",
-    "model",
-)
+_NUMBERS = ("start_line", "end_line")
+_LISTS = ("intent", "device")
+_TYPED = (*SEARCHED, *_NUMBERS, *_LISTS, "updated_at", "metadata")
+_LABELS = tuple(name for name in _STORED if name not in _TYPED)
+"""Text matched whole, never ranked: ids, names, paths, places."""
 
 
 def _field(name: str) -> Property:
@@ -58,22 +49,20 @@ def _field(name: str) -> Property:
 
 def object_properties() -> list[Property]:
     return [
-        Property(name="text", data_type=DataType.TEXT, tokenization=Tokenization.WORD),
-        Property(name="title", data_type=DataType.TEXT, tokenization=Tokenization.WORD),
-        *(_field(n) for n in _FIELDS),
-        Property(name="start_line", data_type=DataType.INT),
-        Property(name="end_line", data_type=DataType.INT),
-        Property(
-            name="intent",
-            data_type=DataType.TEXT_ARRAY,
-            tokenization=Tokenization.FIELD,
-            index_searchable=False,
+        *(
+            Property(name=n, data_type=DataType.TEXT, tokenization=Tokenization.WORD)
+            for n in SEARCHED
         ),
-        Property(
-            name="device",
-            data_type=DataType.TEXT_ARRAY,
-            tokenization=Tokenization.FIELD,
-            index_searchable=False,
+        *(_field(n) for n in (*_LABELS, "model")),
+        *(Property(name=n, data_type=DataType.INT) for n in _NUMBERS),
+        *(
+            Property(
+                name=n,
+                data_type=DataType.TEXT_ARRAY,
+                tokenization=Tokenization.FIELD,
+                index_searchable=False,
+            )
+            for n in _LISTS
         ),
         Property(name="updated_at", data_type=DataType.DATE),
         Property(
@@ -121,70 +110,32 @@ def collection_config(logical: str) -> dict[str, Any]:
 
 
 def to_properties(o: IndexedObject, model: str | None) -> dict[str, Any]:
-    props: dict[str, Any] = {
-        "text": o.text,
-        "title": o.title,
-        "chunk_id": o.chunk_id,
-        "tenant": o.tenant,
-        "document_id": o.document_id,
-        "document_version": o.document_version,
-        "url": o.url,
-        "path": o.path,
-        "repo": o.repo,
-        "language": o.language,
-        "symbol": o.symbol,
-        "symbol_kind": o.symbol_kind,
-        "parent_symbol": o.parent_symbol,
-        "fully_qualified_name": o.fully_qualified_name,
-        "database": o.database,
-        "domain": o.domain,
-        "group_id": o.group_id,
-        "model": model,
-        "start_line": o.start_line,
-        "end_line": o.end_line,
-        "intent": list(o.intent),
-        "device": list(o.device),
-        "updated_at": o.updated_at,
-        "metadata": json.dumps(dict(o.metadata)),
-    }
+    props = {name: getattr(o, name) for name in _STORED}
+    props.update(
+        intent=list(o.intent),
+        device=list(o.device),
+        metadata=json.dumps(dict(o.metadata)),
+        model=model,
+    )
     return {k: v for k, v in props.items() if v is not None}
 
 
 def from_properties(kind: Kind, props: Mapping[str, Any]) -> IndexedObject:
-    def text(name: str) -> str | None:
-        value = props.get(name)
-        return None if value is None else str(value)
-
-    def number(name: str) -> int | None:
-        value = props.get(name)
-        return None if value is None else int(value)
-
-    return IndexedObject(
+    values: dict[str, Any] = {name: props.get(name) for name in _STORED}
+    for names, read in (((*SEARCHED, *_LABELS), str), (_NUMBERS, int)):
+        for name in names:
+            values[name] = None if values[name] is None else read(values[name])
+    for name in _LISTS:
+        values[name] = tuple(values[name] or ())
+    values.update(
         chunk_id=str(props["chunk_id"]),
-        kind=kind,
         document_id=str(props["document_id"]),
-        text=str(props.get("text") or ""),
-        tenant=str(props.get("tenant") or "default"),
-        document_version=str(props.get("document_version") or ""),
-        title=text("title"),
-        url=text("url"),
-        path=text("path"),
-        repo=text("repo"),
-        language=text("language"),
-        symbol=text("symbol"),
-        symbol_kind=text("symbol_kind"),
-        parent_symbol=text("parent_symbol"),
-        fully_qualified_name=text("fully_qualified_name"),
-        start_line=number("start_line"),
-        end_line=number("end_line"),
-        database=text("database"),
-        domain=text("domain"),
-        intent=tuple(props.get("intent") or ()),
-        device=tuple(props.get("device") or ()),
-        group_id=text("group_id"),
-        updated_at=props.get("updated_at"),
+        text=values["text"] or "",
+        tenant=values["tenant"] or "default",
+        document_version=values["document_version"] or "",
         metadata=json.loads(str(props.get("metadata") or "{}")),
     )
+    return IndexedObject(kind=kind, **values)
 
 
 def to_filter(tenant: str | None, filters: Filters | None) -> _Filters | None:

@@ -21,6 +21,8 @@ from projections.graph.projection import DEFAULT_SCHEMA as GRAPH_SCHEMA
 from projections.graph.projection import GraphProjection
 from projections.index.port import SearchIndex
 from projections.index.projection import IndexProjection
+from projections.pg import POSITIONS_SQL
+from projections.rows import quoted
 
 Positions = dict[TopicPartitionKey, int]
 
@@ -67,11 +69,7 @@ def _postgres_reader(pool: Any, schema: str, name: str) -> Callable[[], Awaitabl
         import asyncpg
 
         try:
-            rows = await pool.fetch(
-                f'SELECT topic, partition, next_offset FROM "{schema}".projection_offsets '
-                "WHERE projection = $1",
-                name,
-            )
+            rows = await pool.fetch(POSITIONS_SQL.format(schema=quoted(schema)), name)
         except asyncpg.UndefinedTableError:  # never set up: nothing applied yet
             return {}
         return {(r["topic"], r["partition"]): r["next_offset"] for r in rows}

@@ -69,6 +69,7 @@ eval-deps: install
 eval: install eval-deps
 	$(BIN)/python -m bench.eval $(EVAL_ARGS)
 	$(BIN)/python -m bench.eval.memory
+	$(BIN)/python -m bench.eval.longmem
 
 services: install
 	$(BIN)/python -m devstack up

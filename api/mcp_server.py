@@ -25,6 +25,7 @@ from api.services import catalog, code, knowledge, memory
 from api.services.context import ServiceContext
 from api.services.errors import ServiceError
 from events.problems import problem_of
+from runtime.settings import TribalSettings
 
 INSTRUCTIONS = (
     "Tribal knows this organisation's database schemas, source code, help-desk articles "
@@ -189,27 +190,10 @@ def build_mcp(
     return server
 
 
-def _with_stack(settings: Any) -> Any:
-    """Fill empty endpoints from a running embedded stack (``tribal up``), if any."""
-    if settings.postgres_dsn and settings.kafka_bootstrap:
-        return settings
-    from runtime.embedded.supervisor import read_stack_info
-
-    info = read_stack_info(settings.data_dir)
-    if info is None:
-        return settings
-    return settings.model_copy(
-        update={
-            "postgres_dsn": settings.postgres_dsn or info.postgres_dsn,
-            "kafka_bootstrap": settings.kafka_bootstrap or info.kafka_bootstrap,
-        }
-    )
-
-
-async def serve_stdio(settings: Any, tenant: str = ANY_TENANT) -> None:
+async def serve_stdio(settings: TribalSettings, tenant: str = ANY_TENANT) -> None:
     """``tribal mcp``: the tools over stdin/stdout until the client closes them."""
     from api.services.open import open_services
 
     # Without a broker the read tools still serve; add_memory answers EVENT_LOG_UNAVAILABLE.
-    async with open_services(_with_stack(settings), log_required=False) as ctx:
+    async with open_services(settings, log_required=False) as ctx:
         await build_mcp(lambda: ctx, stdio_tenant=tenant).run_stdio_async()

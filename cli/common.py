@@ -26,6 +26,24 @@ def settings_from(data_dir: Path | None = None, **updates: object) -> TribalSett
     return settings.model_copy(update=clean) if clean else settings
 
 
+def with_running_stack(settings: TribalSettings) -> TribalSettings:
+    """``settings`` with the broker and database of a running ``tribal up`` where they
+    name none."""
+    if settings.kafka_bootstrap and settings.postgres_dsn:
+        return settings
+    from runtime.embedded.supervisor import read_stack_info
+
+    info = read_stack_info(settings.data_dir)
+    if info is None:
+        return settings
+    return settings.model_copy(
+        update={
+            "kafka_bootstrap": settings.kafka_bootstrap or info.kafka_bootstrap,
+            "postgres_dsn": settings.postgres_dsn or info.postgres_dsn,
+        }
+    )
+
+
 def resolve_bootstrap(settings: TribalSettings, given: str | None = None) -> str:
     """The broker: ``--bootstrap``, else TRIBAL_KAFKA_BOOTSTRAP, else the running stack's;
     none of them exits with a line saying how to get one."""

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
-from cli.common import console, resolve_bootstrap, settings_from
+from cli.common import console, resolve_bootstrap, settings_from, with_running_stack
 from runtime.settings import TribalSettings
 
 
@@ -27,15 +27,8 @@ def rebuild(
 
     from projections.rebuild import rebuild as run_rebuild
 
-    settings = TribalSettings()
-    if not settings.kafka_bootstrap:
-        settings = settings.model_copy(update={"kafka_bootstrap": resolve_bootstrap(settings)})
-    if not settings.postgres_dsn:
-        from runtime.embedded.supervisor import read_stack_info
-
-        info = read_stack_info(settings.data_dir)
-        if info is not None:
-            settings = settings.model_copy(update={"postgres_dsn": info.postgres_dsn})
+    settings = with_running_stack(TribalSettings())
+    settings = settings.model_copy(update={"kafka_bootstrap": resolve_bootstrap(settings)})
     since: int | None = None
     if start != "earliest":
         try:

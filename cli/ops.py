@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from cli.common import DataDir, console
+from cli.common import DataDir, console, with_running_stack
 from runtime.settings import TribalSettings
 
 deadletter_app = typer.Typer(help="Inspect dead letters and re-drive them after a fix.")
@@ -21,16 +21,7 @@ to stderr as the other commands do."""
 
 def resolved_settings() -> TribalSettings:
     """Settings, with the running embedded stack's endpoints filled in."""
-    from runtime.embedded.supervisor import read_stack_info
-
-    settings = TribalSettings()
-    info = read_stack_info(settings.data_dir)
-    if info is not None:
-        updates = {
-            "kafka_bootstrap": settings.kafka_bootstrap or info.kafka_bootstrap,
-            "postgres_dsn": settings.postgres_dsn or info.postgres_dsn,
-        }
-        settings = settings.model_copy(update=updates)
+    settings = with_running_stack(TribalSettings())
     if not settings.kafka_bootstrap:
         stdout.print("[red]No broker: set TRIBAL_KAFKA_BOOTSTRAP or start `tribal up`.")
         raise typer.Exit(2)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.common import DataDir, console, resolve_bootstrap, settings_from
+from cli.common import DataDir, console, resolve_bootstrap, settings_from, with_running_stack
 from runtime.settings import TribalSettings
 
 if TYPE_CHECKING:
@@ -158,4 +158,4 @@ def mcp(
     """Serve the MCP tools over stdio (Claude Desktop and other MCP clients)."""
     from api.mcp_server import serve_stdio
 
-    asyncio.run(serve_stdio(TribalSettings(), tenant))
+    asyncio.run(serve_stdio(with_running_stack(TribalSettings()), tenant))

@@ -11,6 +11,7 @@ COPY projections projections
 COPY api api
 COPY cli cli
 COPY demo demo
+COPY devstack devstack
 COPY avro avro
 RUN pip install .
 EXPOSE 8765

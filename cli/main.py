@@ -23,6 +23,9 @@ COMMANDS = (
 )
 """Commands named after their functions (``export_docs`` is ``export-docs``)."""
 
+PASSED_ON = (stack.services,)
+"""Commands that hand their arguments, ``--help`` included, to another parser."""
+
 GROUPS = {
     "source": source.source_app,
     "deadletter": ops.deadletter_app,
@@ -42,6 +45,11 @@ def build_app() -> typer.Typer:
         app.add_typer(group, name=name)
     for command in COMMANDS:
         app.command()(command)
+    for passed_on in PASSED_ON:
+        app.command(
+            context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+            add_help_option=False,
+        )(passed_on)
     return app
 
 

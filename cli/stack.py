@@ -159,3 +159,11 @@ def mcp(
     from api.mcp_server import serve_stdio
 
     asyncio.run(serve_stdio(with_running_stack(TribalSettings()), tenant))
+
+
+def services(ctx: typer.Context) -> None:
+    """Background Kafka, Weaviate and PostgreSQL for development and tests: up, down, env
+    or status, of all three or of those named (kafka, weaviate, postgres)."""
+    from devstack.services import main
+
+    raise typer.Exit(main(ctx.args, prog="tribal services"))

@@ -101,3 +101,13 @@ def test_a_dead_letter_can_be_listed_shown_and_replayed_to_its_origin(
     records = asyncio.run(pipeline.read_all("kb.articles"))
     assert [r.value for r in records] == [good]
     assert [r.key for r in records] == [b"kb-9"]
+
+
+def test_tribal_services_hands_its_arguments_to_the_dev_stack() -> None:
+    runner = CliRunner()
+    helped = runner.invoke(app, ["services", "--help"])
+    assert helped.exit_code == 0
+    assert "tribal services" in helped.output
+    assert "{up,down,env,status}" in helped.output
+    refused = runner.invoke(app, ["services", "up", "mysql"])
+    assert refused.exit_code != 0

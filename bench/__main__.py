@@ -30,6 +30,7 @@ BENCHMARKS = {
     "live": True,
     "ingest_peer": True,
     "memory": True,
+    "memory_import": True,
     "api": False,
     "documenter": True,
     "fuzz": True,

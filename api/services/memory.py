@@ -103,8 +103,10 @@ async def rank_together(
     query: str,
     facts: list[tuple[float, Fact]],
     episodes: list[EpisodeOut],
+    stored: Sequence[Sequence[float] | None] = (),
 ) -> list[AnswerOut]:
-    """Facts and episodes in one list, best first, on one relevance scale."""
+    """Facts and episodes in one list, best first, on one relevance scale. ``stored``:
+    the episodes' vectors as the index holds them (embedded again when missing)."""
     answers = [
         AnswerOut(
             kind="fact", text=fact_text(f.source_name, f.relation_type, f.target_name),
@@ -115,7 +117,11 @@ async def rank_together(
     ]  # fmt: skip
     try:
         question = await ctx.vector(query)
-        vectors = await asyncio.gather(*(ctx.vector(e.content) for e in episodes))
+        known = list(stored) + [None] * (len(episodes) - len(stored))
+        vectors = await asyncio.gather(
+            *(_known(v) if v is not None else ctx.vector(e.content)
+              for e, v in zip(episodes, known, strict=True))
+        )  # fmt: skip
     except Exception as exc:  # the facts still rank
         log.warning("search_memory: episode vectors unavailable: %s", exc)
         question, vectors = None, [None] * len(episodes)
@@ -129,6 +135,10 @@ async def rank_together(
             )
         )  # fmt: skip
     return sorted(answers, key=lambda a: -a.relevance)
+
+
+async def _known(vector: Sequence[float]) -> Sequence[float]:
+    return vector
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -236,7 +246,13 @@ async def search_memory(
     )
     episodes = [episode_out(h) for h in episode_hits]
     answers = (
-        await rank_together(ctx, req.query, scored[req.offset : req.offset + req.limit], episodes)
+        await rank_together(
+            ctx,
+            req.query,
+            scored[req.offset : req.offset + req.limit],
+            episodes,
+            [h.object.vector for h in episode_hits],
+        )
         if req.query
         else []
     )

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import logging
 import re
 import threading
@@ -199,25 +198,26 @@ def _overlaps(mention: Mention, asked: Sequence[Mention]) -> bool:
 
 
 class _Prepared:
-    """Prepared conversations by group, reused while the group's turns are the same."""
+    """Prepared conversations by group, reused while the group holds as many turns (a
+    turn's text never changes under its id; a new turn or a forget changes the count)."""
 
     def __init__(self, size: int = CACHED_GROUPS) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self._by_group: OrderedDict[str, tuple[str, Conversation]] = OrderedDict()
+        self._by_group: OrderedDict[str, tuple[int, Conversation]] = OrderedDict()
 
-    def get(self, group: str, turns: Sequence[IndexedObject]) -> Conversation:
-        digest = hashlib.blake2b(
-            "\n".join(sorted(f"{o.chunk_id}:{o.text}" for o in turns)).encode(), digest_size=16
-        ).hexdigest()
+    def get(self, group: str, count: int) -> Conversation | None:
         with self._lock:
             found = self._by_group.get(group)
-            if found is not None and found[0] == digest:
-                self._by_group.move_to_end(group)
-                return found[1]
+            if found is None or found[0] != count:
+                return None
+            self._by_group.move_to_end(group)
+            return found[1]
+
+    def put(self, group: str, count: int, turns: Sequence[IndexedObject]) -> Conversation:
         conversation = prepare(turns)
         with self._lock:
-            self._by_group[group] = (digest, conversation)
+            self._by_group[group] = (count, conversation)
             self._by_group.move_to_end(group)
             while len(self._by_group) > self.size:
                 self._by_group.popitem(last=False)
@@ -237,20 +237,22 @@ async def recall(
     read the group whole (the caller then searches the index instead)."""
     if ctx.index is None:
         return None
-    tenant = group.partition(":")[0]
+    index, tenant, where = ctx.index, group.partition(":")[0], Filters(group_id=group)
     try:
-        turns, vector = await asyncio.gather(
-            ctx.index.recent(Kind.EPISODE, tenant, Filters(group_id=group), MAX_TURNS),
-            ctx.vector(question),
+        count, vector = await asyncio.gather(
+            index.count(Kind.EPISODE, tenant, where), ctx.vector(question)
         )
+        conversation = _prepared().get(group, count)
+        if conversation is None:
+            turns = await index.recent(Kind.EPISODE, tenant, where, MAX_TURNS)
+            conversation = await asyncio.to_thread(_prepared().put, group, count, turns)
     except Exception as exc:
         log.warning("recall: the group could not be read whole: %s", exc)
         return None
-    if as_of is not None:
-        turns = [o for o in turns if o.updated_at is None or o.updated_at <= as_of]
-    conversation = await asyncio.to_thread(_prepared().get, group, turns)
     # "In May" asked of a conversation from 2023 is May 2023: times in a question are
     # read against the conversation's own present, its last turn.
     now = as_of or next((t for t in reversed(conversation.said) if t), None) or datetime.now(UTC)
     ranked = await asyncio.to_thread(rank, conversation, question, vector, now)
+    if as_of is not None:
+        ranked = [(s, o) for s, o in ranked if o.updated_at is None or o.updated_at <= as_of]
     return [Hit(o, round(score, 4)) for score, o in ranked[:limit]]

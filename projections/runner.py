@@ -43,7 +43,7 @@ from runtime.observability.tracing import span
 from runtime.settings import TribalSettings
 from runtime.topics import TOPICS_BY_NAME, topic
 from streams.failures import Failure, FailureKind, classify
-from streams.wiring import dead_letter_record
+from streams.wiring import Incoming, dead_letter_record
 
 log = logging.getLogger(__name__)
 
@@ -220,9 +220,8 @@ class ProjectionRunner:
                     else:
                         # Derived topics are written by Tribal alone: a foreign record
                         # there is kept in the dead letters, never silently dropped.
-                        await self._dead_letter(
-                            tp.topic, tp.partition, m.offset, m.key, m.value, exc.code, str(exc)
-                        )
+                        origin = Incoming(tp.topic, tp.partition, m.offset, m.key, m.value)
+                        await self._dead_letter(origin, exc.code, str(exc))
                     continue
                 key = m.key.decode("utf-8", "replace") if m.key is not None else None
                 if self._first_headers is None and m.headers:
@@ -307,64 +306,44 @@ class ProjectionRunner:
         if value is None:
             value = self.serde.encode(applied.event, applied.topic)
         await self._dead_letter(
-            applied.topic,
-            applied.partition,
-            applied.offset,
-            key,
-            value,
+            Incoming(*where, key, value),
             failure.code,
             f"{failure.kind.value} failure: {failure.message}",
         )
         return 0
 
-    async def _dead_letter(
-        self,
-        origin_topic: str,
-        partition: int,
-        offset: int,
-        key: bytes | None,
-        value: bytes | None,
-        code: str,
-        message: str,
-    ) -> None:
+    async def _dead_letter(self, origin: Incoming, code: str, message: str) -> None:
         """Produce the dead letter (acknowledged), then record the offset as handled."""
         assert self._producer is not None
-        if origin_topic == topic("deadletter", self.settings):
+        where = (origin.topic, origin.partition, origin.offset)
+        if origin.topic == topic("deadletter", self.settings):
             # Never a dead letter of a dead letter: the record stays where it is.
             log.error(
                 "%s: cannot apply dead letter %s[%d]@%d: %s",
                 self.projection.name,
-                origin_topic,
-                partition,
-                offset,
+                *where,
                 message[:300],
             )
-            await self.projection.skip(origin_topic, partition, offset)
-            self._note_done(origin_topic, partition, offset)
+            await self.projection.skip(*where)
+            self._note_done(*where)
             return
         record = dead_letter_record(
             self.serde,
             topic("deadletter", self.settings),
-            origin_topic,
-            partition,
-            offset,
-            key,
-            value,
+            origin,
             code,
             f"[projection {self.projection.name}] {message}",
         )
         await self._producer.send_and_wait(record.topic, record.value, key=record.key)
         # A crash between the two writes dead-letters the record twice, never zero times.
-        await self.projection.skip(origin_topic, partition, offset)
+        await self.projection.skip(*where)
         DEAD_LETTERS.labels(code=code).inc()
         self.dead_lettered += 1
-        self._note_done(origin_topic, partition, offset)
+        self._note_done(*where)
         log.warning(
             "%s: dead-lettered %s[%d]@%d: %s %s",
             self.projection.name,
-            origin_topic,
-            partition,
-            offset,
+            *where,
             code,
             message[:300],
         )

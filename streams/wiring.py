@@ -268,38 +268,22 @@ class Handler:
             extra={"agent": self.name, "topic": rec.topic, "offset": rec.offset, "code": code},
         )
         return dead_letter_record(
-            self.serde,
-            self._deadletter_topic,
-            rec.topic,
-            rec.partition,
-            rec.offset,
-            rec.key,
-            rec.value,
-            code,
-            f"[{self.name}] {message}",
+            self.serde, self._deadletter_topic, rec, code, f"[{self.name}] {message}"
         )
 
 
 def dead_letter_record(
-    serde: EventSerde,
-    deadletter_topic: str,
-    origin_topic: str,
-    partition: int,
-    offset: int,
-    key: bytes | None,
-    value: bytes | None,
-    code: str,
-    message: str,
+    serde: EventSerde, deadletter_topic: str, origin: Incoming, code: str, message: str
 ) -> Record:
     """A ``DeadLettered`` record that keeps the original bytes, so nothing is lost."""
-    origin_key = key.decode("utf-8", errors="replace") if key is not None else None
+    key = origin.key
     event = DeadLettered(
-        origin_topic=origin_topic,
-        origin_partition=partition,
-        origin_offset=offset,
-        origin_key=origin_key,
+        origin_topic=origin.topic,
+        origin_partition=origin.partition,
+        origin_offset=origin.offset,
+        origin_key=key.decode("utf-8", errors="replace") if key is not None else None,
         error_code=code,
         error_message=message[:MAX_ERROR_MESSAGE],
-        payload=value or b"",
+        payload=origin.value or b"",
     )
     return Record(deadletter_topic, key, serde.encode(event, deadletter_topic))

@@ -15,6 +15,7 @@ large) and the old path of a rename become ``DocumentRetracted``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 
 from events.base import Event
 from events.chunks import Chunk, DocumentChunked, DocumentRetracted
@@ -47,19 +48,13 @@ def to_chunks(
         total += len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
         if total > MAX_DOCUMENT_BYTES:
             return tuple(chunks), len(pieces) - index
+        # A chunk is its piece, numbered, in the document's language.
         chunks.append(
             Chunk(
                 chunk_id=chunk_id(document_id, version, index),
                 index=index,
-                text=text,
-                start_line=piece.start_line,
-                end_line=piece.end_line,
-                symbol=piece.symbol,
-                kind=piece.kind,
-                metadata=dict(piece.metadata),
-                parent_symbol=piece.parent_symbol,
-                fully_qualified_name=piece.fully_qualified_name,
                 language=language,
+                **asdict(piece),
             )
         )
     return tuple(chunks), 0

@@ -78,12 +78,17 @@ def raw_encode_rate(texts: list[str]) -> float:
     return len(texts) / (time.perf_counter() - started)
 
 
-async def run(groups: int, turns: int, where: Path) -> dict[str, Any]:
+ONLY_EPISODES = '{"entity_extraction_enabled": false, "summarization_enabled": false}'
+"""``TRIBAL_MEMORY_CONFIG`` of a worker that records episodes and nothing after them."""
+
+
+async def run(groups: int, turns: int, where: Path, only_episodes: bool = False) -> dict[str, Any]:
     said, questions = histories(groups, turns)
     texts = [f"{t.speaker}: {t.user_message}" for t in said]
     raw = await asyncio.to_thread(raw_encode_rate, texts)
     count = f"SELECT count(*) FROM {OBJECTS} WHERE kind = 'Episode' AND embedding IS NOT NULL"
-    async with running_stack(where, default_partitions=2) as stack:
+    env = {"TRIBAL_MEMORY_CONFIG": ONLY_EPISODES} if only_episodes else {}
+    async with running_stack(where, default_partitions=2, env=env) as stack:
         warm = TurnRecorded(group_id=f"{TENANT}:warm-up", user_message="hello", agent_response="")
         await stack.pipe.produce("memory.turns", [(warm.group_id, warm)])
         await until(lambda: stack.searchable(warm.group_id, by="group_id"), 300, "warm-up")

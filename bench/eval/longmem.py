@@ -46,7 +46,7 @@ from projections.index.documents import episode_object
 from projections.index.port import Filters, Kind, SearchMode
 from runtime.settings import TribalSettings
 from streams.embedder.model import Embedder
-from streams.memory.episoder import Episoder
+from streams.memory.episoder import Episoder, times_of
 from streams.memory.when import Mention, covered, span_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,16 +139,14 @@ def _dated(found: Found, asked: str) -> bool:
 
 
 def resolution(convs: Sequence[dict[str, Any]]) -> float | None:
-    """How often the times read from a temporal question's evidence turns (dateparser and
-    the rules of :mod:`streams.memory.when`), or the day they were said, hold the date
-    the question asks for: the time resolution measured on its own."""
-    from streams.memory.statements import english
-    from streams.memory.when import when
-
-    said: dict[str, tuple[datetime, str]] = {}
-    for conv in convs:
-        for turn in turns_of(conv):
-            said[str(turn.turn_id)] = (turn.occurred_at, turn.user_message)
+    """How often the times the episoder reads from a temporal question's evidence turns
+    (dateparser and the rules of :mod:`streams.memory.when`), or the day they were said,
+    hold the date the question asks for: the time resolution measured on its own."""
+    turns = [t for conv in convs for t in turns_of(conv)]
+    said = {
+        str(t.turn_id): (t.occurred_at, times)
+        for t, times in zip(turns, times_of(turns), strict=True)
+    }
     hits = []
     for conv in convs:
         for q in conv["questions"]:
@@ -156,9 +154,8 @@ def resolution(convs: Sequence[dict[str, Any]]) -> float | None:
                 continue
             found = False
             for label in q["evidence"]:
-                at, text = said[str(uuid5(NS, label))]
-                times = tuple(when().mentions(text, at, english))
-                found = found or _dated(Found(label, at, times), q["answer_date"])
+                at, times = said[str(uuid5(NS, label))]
+                found = found or _dated(Found(label, at, mentioned(times)), q["answer_date"])
             hits.append(float(found))
     return round(statistics.fmean(hits), 3) if hits else None
 
@@ -298,7 +295,7 @@ def verdicts(result: dict[str, Any]) -> list[str]:
 
 def main() -> int:
     from devstack import ServiceHub
-    from devstack.deployment import fresh_database
+    from runtime.databases import fresh_database
     from streams.embedder.select import embedder_for
 
     # The graph is not fed here; its absence is expected, not worth a warning a question.
@@ -315,7 +312,7 @@ def main() -> int:
     try:
         pg = hub.get("postgres").value
         assert isinstance(pg, str)
-        dsn = asyncio.run(fresh_database(pg, prefix="longmem"))
+        dsn = asyncio.run(fresh_database(pg, "longmem"))
         settings = TribalSettings(postgres_dsn=dsn)
         embedder = embedder_for(settings.embedding_model, settings.embedding_backend)
         result = asyncio.run(evaluate(settings, embedder))

@@ -23,8 +23,8 @@ from events.memory import (
 )
 from streams.embedder.model import Embedder
 from streams.memory import metrics
-from streams.memory.statements import english
-from streams.memory.when import when
+from streams.memory.statements import english_entities
+from streams.memory.when import names_a_time, when
 from streams.wiring import Emit
 
 log = logging.getLogger(__name__)
@@ -40,15 +40,25 @@ def turn_content(turn: TurnRecorded) -> str:
     return f"{said}\nAgent: {turn.agent_response}" if turn.agent_response else said
 
 
-def times_of(event: Source) -> str:
-    """The times an event's words name, resolved against when it was said ("last
-    Saturday" said on 16 May 2023 is ``2023-05-13``), space-separated; empty when none."""
-    text = (
-        f"{event.user_message}\n{event.agent_response}"
-        if isinstance(event, TurnRecorded)
-        else event.content
-    )
-    return " ".join(m.label for m in when().mentions(text, event.occurred_at, english))
+def _words(event: Source) -> str:
+    if isinstance(event, TurnRecorded):
+        return f"{event.user_message}\n{event.agent_response}"
+    return event.content
+
+
+def times_of(events: Sequence[Source]) -> list[str]:
+    """The times each event's words name, resolved against when it was said ("last
+    Saturday" said on 16 May 2023 is ``2023-05-13``), space-separated; empty when none.
+    The entities of the texts that have a word of time are read in one batch."""
+    texts = [_words(e) for e in events]
+    timed = [i for i, text in enumerate(texts) if names_a_time(text)]
+    docs = dict(zip(timed, english_entities([texts[i] for i in timed]) or [], strict=False))
+    out = []
+    for i, (event, text) in enumerate(zip(events, texts, strict=True)):
+        doc = docs.get(i)
+        parse = (lambda _text, d=doc: d) if doc is not None else None
+        out.append(" ".join(m.label for m in when().mentions(text, event.occurred_at, parse)))
+    return out
 
 
 def episode_of(
@@ -129,7 +139,7 @@ class Episoder:
         started = time.perf_counter()
         contents = [turn_content(e) if isinstance(e, TurnRecorded) else e.content for e in sources]
         embedded, said = await asyncio.gather(
-            self._embed(contents), asyncio.to_thread(lambda: [times_of(e) for e in sources])
+            self._embed(contents), asyncio.to_thread(times_of, sources)
         )
         vectors = dict(zip(map(id, sources), embedded, strict=True))
         times = dict(zip(map(id, sources), said, strict=True))

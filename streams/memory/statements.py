@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -376,6 +376,17 @@ def english(text: str) -> Any:
         return None
     with _PIPELINE:
         return model(text[:PARSED_CHARS])
+
+
+def english_entities(texts: Sequence[str]) -> list[Any] | None:
+    """spaCy's named entities of each of ``texts`` (only the pipes entities need, in one
+    batch: about three times faster than a full parse each), or None when the pipeline
+    is not installed. The docs carry no sentences."""
+    model = _nlp()
+    if model is None:
+        return None
+    with _PIPELINE, model.select_pipes(enable=["tok2vec", "ner"]):
+        return list(model.pipe([t[:PARSED_CHARS] for t in texts], batch_size=64))
 
 
 @functools.lru_cache(maxsize=32)

@@ -436,13 +436,19 @@ def _spans(text: str, parse: Callable[[str], Any] | None) -> tuple[list[Span], l
     """The spans naming a time in ``text``: spaCy's DATE entities (and TIME entities
     naming a day), and the matches of the pattern above."""
     doc = parse(text) if parse is not None else None
+    sentenced = doc is not None and doc.has_annotation("SENT_START")
     entities = [
-        (ent.start_char, ent.end_char, ent.text, ent.sent.text)
+        (ent.start_char, ent.end_char, ent.text, ent.sent.text if sentenced else text)
         for ent in (doc.ents if doc is not None else ())
         if ent.label_ == "DATE" or (ent.label_ == "TIME" and _NAMED_DAY.search(ent.text))
     ]
     patterns = [(m.start(), m.end(), m.group(0), text) for m in _PATTERN.finditer(text)]
     return entities, patterns
+
+
+def names_a_time(text: str) -> bool:
+    """Whether ``text`` has a word without which it names no time (cheap: a pattern)."""
+    return bool(_TIME_WORD.search(text))
 
 
 @functools.cache

@@ -1,5 +1,9 @@
 """Seed 001 §6: ``search_tables``, ``get_table_schema``, ``get_join_path``,
-``get_domain_overview`` and ``list_domains``."""
+``get_domain_overview`` and ``list_domains``.
+
+Where an answer shows a catalog record as the catalog holds it (a foreign key, an index, a
+related table, a domain), it is that record (:mod:`projections.catalog.models`), not a copy
+of its fields."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.schemas.common import Budgeted, Paged, PagedResponse, Response
 from events.limits import FQN_MAX, NAME_FILTER_MAX, QUERY_MAX
 from events.text import CleanText
+from projections.catalog.models import DomainInfo, ForeignKeyDetail, IndexDetail, RelatedTable
 
 Fqn = str
 _FQN = Field(min_length=3, max_length=FQN_MAX, description="database.schema.table")
@@ -83,26 +88,6 @@ class ColumnDetail(_Out):
     samples: list[str] | None = None
 
 
-class ForeignKeyDetail(_Out):
-    name: str
-    columns: list[str]
-    references_table: Fqn
-    references_columns: list[str]
-
-
-class IndexDetail(_Out):
-    name: str
-    columns: list[str]
-    unique: bool
-
-
-class RelatedTable(_Out):
-    name: Fqn
-    relationship: Literal["references", "referenced_by"]
-    via_columns: list[str]
-    description: str
-
-
 class TableSchema(_TableHeading):
     row_count: int
     columns: list[ColumnDetail]
@@ -163,13 +148,6 @@ class GetDomainOverviewOutput(PagedResponse):
 class ListDomainsInput(Paged):
     database: CleanText | None = Field(default=None, max_length=NAME_FILTER_MAX)
     limit: int = Field(default=50, ge=1, le=200)
-
-
-class DomainInfo(_Out):
-    name: str
-    description: str
-    table_count: int
-    databases: list[str]
 
 
 class ListDomainsOutput(PagedResponse):

@@ -9,7 +9,6 @@ from typing import Any
 from api.auth import data_tenant
 from api.schemas.catalog import (
     ColumnSummary,
-    DomainInfo,
     DomainTableSummary,
     GetDomainOverviewInput,
     GetDomainOverviewOutput,
@@ -215,7 +214,7 @@ async def list_domains(
     found = await q.list_domains(require_db(ctx), tenant=tenant, database=req.database)
     page = found[req.offset : req.offset + req.limit]
     out = ListDomainsOutput(
-        domains=[DomainInfo.model_validate(dataclasses.asdict(d)) for d in page],
+        domains=list(page),
         has_more=req.offset + req.limit < len(found),
     )
     return fit(out, req.max_tokens, out.domains)

@@ -103,7 +103,7 @@ class TableSchema(TableSummary):
 
 @dataclass(frozen=True)
 class DomainInfo:
-    """``list_domains`` entry."""
+    """A business domain: what it is, how many tables it has, in which databases."""
 
     name: str
     description: str

@@ -45,14 +45,9 @@ async def load_demo_schema(postgres_dsn: str) -> str:
     """Create the ``demo`` database from ``demo/data/schema.sql``; returns its DSN."""
     import asyncpg
 
-    admin = await asyncpg.connect(postgres_dsn)
-    try:
-        exists = await admin.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", DEMO_DATABASE)
-        if not exists:
-            await admin.execute(f'CREATE DATABASE "{DEMO_DATABASE}"')
-    finally:
-        await admin.close()
-    dsn = postgres_dsn.rsplit("/", 1)[0] + f"/{DEMO_DATABASE}"
+    from runtime.databases import create_database
+
+    dsn = await create_database(postgres_dsn, DEMO_DATABASE, if_missing=True)
     conn = await asyncpg.connect(dsn)
     try:
         loaded = await conn.fetchval("SELECT to_regclass('public.customers') IS NOT NULL")

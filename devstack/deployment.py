@@ -6,7 +6,6 @@ projection runners. Two tenants hold API keys (``KEYS``)."""
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from projections.catalog import catalog_projection
 from projections.graph import graph_projection
 from projections.index import IndexProjection, index_from_settings
 from projections.runner import ProjectionRunner
+from runtime.databases import fresh_database
 from runtime.settings import TribalSettings
 from sources.pg_catalog import introspect
 from streams.documenter.documenter import Documenter, make_provider
@@ -46,16 +46,6 @@ OTHER = {"Authorization": "Bearer key-globex"}
 NS = UUID("6f1c1f0e-3c5e-4b9e-9d7a-0a1b2c3d4e5f")
 ALICE, ACME, APOLLO = (uuid5(NS, n) for n in ("alice", "acme", "apollo"))
 OCCURRED = datetime(2025, 1, 1, tzinfo=UTC)
-
-
-async def fresh_database(admin_dsn: str, prefix: str = "api") -> str:
-    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-    conn = await asyncpg.connect(admin_dsn)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    return admin_dsn.rsplit("/", 1)[0] + f"/{name}"
 
 
 def kb_documents() -> list[DocumentChunked]:
@@ -143,7 +133,7 @@ async def build_demo(
     bootstrap: str, admin_dsn: str, data_dir: Path, embedder: Embedder, **extra: object
 ) -> Demo:
     """Load the demo schema into a fresh database, produce every event, project them."""
-    dsn = await fresh_database(admin_dsn)
+    dsn = await fresh_database(admin_dsn, "api")
     conn = await asyncpg.connect(dsn)
     try:
         await conn.execute(SCHEMA_SQL.read_text())

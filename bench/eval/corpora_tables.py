@@ -39,13 +39,14 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import uuid
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import asyncpg
+
+from runtime.databases import drop_database, fresh_database
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE_CORPORA = ROOT / "tests" / "eval" / "corpora" / "tables"
@@ -435,30 +436,7 @@ def admin_dsn_from_env() -> str:
 
 async def load(admin_dsn: str, corpus: Mapping[str, Any] | str) -> str:
     """A fresh PostgreSQL database holding the corpus's schema (no rows); its DSN."""
-    sql = schema_sql(corpus)
-    name = f"eval_{database(corpus)}_{uuid.uuid4().hex[:10]}"
-    conn = await asyncpg.connect(admin_dsn)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    dsn = admin_dsn.rsplit("/", 1)[0] + f"/{name}"
-    conn = await asyncpg.connect(dsn)
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
-    return dsn
-
-
-async def drop(admin_dsn: str, dsn: str) -> None:
-    """Drop a database :func:`load` created."""
-    name = dsn.rsplit("/", 1)[1].split("?", 1)[0]
-    conn = await asyncpg.connect(admin_dsn)
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await conn.close()
+    return await fresh_database(admin_dsn, f"eval_{database(corpus)}", schema_sql(corpus))
 
 
 _RELATIONS = """
@@ -587,7 +565,7 @@ async def check(admin_dsn: str, corpus: Mapping[str, Any] | str) -> dict[str, An
     try:
         relations, fks = await catalog(dsn, database(c))
     finally:
-        await drop(admin_dsn, dsn)
+        await drop_database(admin_dsn, dsn)
     problems += schema_problems(c, relations, fks)
     queries = c.get("queries", [])
     return {

@@ -24,13 +24,14 @@ import asyncpg
 
 from bench.eval.corpora import Corpus, loader
 from demo import DATA
-from devstack.deployment import SCHEMA_SQL, Demo, embeddings, fresh_database
+from devstack.deployment import SCHEMA_SQL, Demo, embeddings
 from devstack.pipeline import Pipeline, isolated_settings
 from events.base import Event
 from events.chunks import DocumentChunked
 from events.documents import DomainDocumented, TableDocumented
 from events.files import FileChanged
 from events.kb import KbArticleUpserted
+from runtime.databases import fresh_database
 from sources.pg_catalog import introspect
 from streams.chunker.defaults import default_registry
 from streams.chunker.files import FileChunker
@@ -56,7 +57,7 @@ async def _observe(admin_dsn: str) -> tuple[str, list[Event]]:
     observed: list[Event] = []
     first = ""
     for database, sql in SCHEMAS:
-        dsn = await fresh_database(admin_dsn, prefix=f"eval_{database}")
+        dsn = await fresh_database(admin_dsn, f"eval_{database}")
         first = first or dsn
         conn = await asyncpg.connect(dsn)
         try:
@@ -85,13 +86,9 @@ async def _tables(corpus: Corpus, admin_dsn: str) -> tuple[str, list[Event]]:
     """A schema corpus in a fresh database: its DSN and its ``TableObserved`` events."""
     if "legacy_schema" in corpus.source:
         database = corpus.source["legacy_schema"]
-        sql = dict(SCHEMAS)[database].read_text()
-        dsn = await fresh_database(admin_dsn, prefix=f"eval_{database}")
-        conn = await asyncpg.connect(dsn)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
+        dsn = await fresh_database(
+            admin_dsn, f"eval_{database}", dict(SCHEMAS)[database].read_text()
+        )
     else:
         database = corpus.queries[0]["expect"][0].split(".")[0]
         dsn = await loader("bench.eval.corpora_tables", "load")(admin_dsn, corpus.spec)
@@ -173,7 +170,7 @@ async def build(
             dsn, events = await _tables(c, admin_dsn)
             first = first or dsn
             observed += events
-    dsn = first or await fresh_database(admin_dsn, prefix="eval_catalog")
+    dsn = first or await fresh_database(admin_dsn, "eval_catalog")
     settings = isolated_settings(bootstrap, data_dir, postgres_dsn=dsn, **extra)
     pipe = Pipeline(settings)
     await pipe.create_topics()

@@ -18,7 +18,7 @@ import json
 import time
 import uuid
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,7 @@ from devstack.fuzz.ledger import (
 from devstack.pipeline import REPO, TRIBAL, Pipeline, isolated_settings, settings_env
 from projections.index import index_from_settings
 from projections.index.port import Kind, SearchIndex
+from runtime.databases import drop_database, fresh_database
 from runtime.embedded.process import ChildProcess, free_port
 
 ANSWER_WITHIN_S = 30.0
@@ -71,28 +72,21 @@ LIMITS = httpx.Limits(max_connections=64, keepalive_expiry=2.0)
 connection is the server's doing, never a race with an idle one."""
 
 
+@dataclass(eq=False)
 class FuzzStack:
     """Worker, projections and API as child processes on one isolated set of topics."""
 
-    def __init__(
-        self,
-        bootstrap: str,
-        postgres_dsn: str,
-        data_dir: Path,
-        weaviate: WeaviateEndpoint | None = None,
-        stuck_after_s: float = 20.0,
-        partitions: int = 3,
-    ) -> None:
-        self.bootstrap = bootstrap
-        self.admin_dsn = postgres_dsn
-        self.data_dir = data_dir
-        self.weaviate = weaviate
-        self.stuck_after_s = stuck_after_s
-        self.partitions = partitions
-        self.children: list[ChildProcess] = []
-        self.dsn = ""
-        self.url = ""
-        self.last_search = ""
+    bootstrap: str
+    admin_dsn: str
+    """The PostgreSQL server's, where the stack makes a database of its own."""
+    data_dir: Path
+    weaviate: WeaviateEndpoint | None = None
+    stuck_after_s: float = 20.0
+    partitions: int = 3
+    children: list[ChildProcess] = field(default_factory=list, init=False)
+    dsn: str = field(default="", init=False)
+    url: str = field(default="", init=False)
+    last_search: str = field(default="", init=False)
 
     @property
     def adapter(self) -> str:
@@ -106,14 +100,7 @@ class FuzzStack:
             raise
 
     async def _start(self, timeout: float) -> FuzzStack:
-        name = f"fuzz_{uuid.uuid4().hex[:10]}"
-        conn = await asyncpg.connect(self.admin_dsn)
-        try:
-            await conn.execute(f'CREATE DATABASE "{name}"')
-        finally:
-            await conn.close()
-        self.database = name
-        self.dsn = self.admin_dsn.rsplit("/", 1)[0] + f"/{name}"
+        self.dsn = await fresh_database(self.admin_dsn, "fuzz")
         extra: dict[str, Any] = {
             "postgres_dsn": self.dsn,
             "stuck_after_s": self.stuck_after_s,
@@ -189,11 +176,7 @@ class FuzzStack:
         with contextlib.suppress(Exception):
             await self.index.close()
         if self.dsn:  # the database this stack created
-            conn = await asyncpg.connect(self.admin_dsn)
-            try:
-                await conn.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
-            finally:
-                await conn.close()
+            await drop_database(self.admin_dsn, self.dsn)
 
     async def __aenter__(self) -> FuzzStack:
         return await self.start()

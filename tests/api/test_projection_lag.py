@@ -11,10 +11,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from api.app import create_app
-from devstack.deployment import fresh_database
 from devstack.pipeline import Pipeline, isolated_settings
 from events.deadletter import DeadLettered
 from projections.pg import OFFSETS_DDL
+from runtime.databases import fresh_database
 
 pytestmark = pytest.mark.slow
 
@@ -77,8 +77,9 @@ def test_lag_is_read_from_the_stored_offsets_without_creating_projection_tables(
         assert not {t for t in made if t.startswith(("tribal_catalog.", "tribal_graph."))}
 
         ends: dict[tuple[str, int], int] = {}
+        name = pipeline.topic("deadletter")
         for r in records:
-            ends[(r.topic, r.partition)] = max(ends.get((r.topic, r.partition), 0), r.offset + 1)
+            ends[(name, r.partition)] = max(ends.get((name, r.partition), 0), r.offset + 1)
         asyncio.run(record_applied(dsn, ends))
         caught_up = client.get("/healthz").json()["projections"]
     assert caught_up["deadletters"]["lag_messages"] == 0

@@ -14,12 +14,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaProducer
 
 from events.base import Event
 from events.kb import KbArticleUpserted
 from events.registry import registry_from_settings
 from events.serde import EventSerde
+from runtime.kafka_log import LogRecord, read_range
 from runtime.settings import TribalSettings
 from runtime.topics import TOPICS_BY_NAME, ensure_topics, topic
 
@@ -101,35 +102,21 @@ class Pipeline:
         finally:
             await producer.stop()
 
-    async def read_all(self, short: str, idle_ms: int = 400) -> list[Any]:
-        """Every record on a topic, deduplicated by (partition, offset), in offset order."""
-        name = self.topic(short)
-        spec = TOPICS_BY_NAME[short]
-        parts = spec.partition_count(self.settings)
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.settings.kafka_bootstrap, enable_auto_commit=False
-        )
-        await consumer.start()
-        try:
-            tps = [TopicPartition(name, p) for p in range(parts)]
-            consumer.assign(tps)
-            for tp in tps:
-                consumer.seek(tp, 0)
-            seen: dict[tuple[int, int], Any] = {}
-            idle_since = time.monotonic()
-            while time.monotonic() - idle_since < idle_ms / 1000:
-                batch = await consumer.getmany(timeout_ms=100)
-                for tp, msgs in batch.items():
-                    for m in msgs:
-                        if (tp.partition, m.offset) not in seen:
-                            seen[(tp.partition, m.offset)] = m
-                            idle_since = time.monotonic()
-            return [seen[k] for k in sorted(seen)]
-        finally:
-            await consumer.stop()
+    async def read_all(self, short: str, idle_ms: int = 400) -> list[LogRecord]:
+        """Every record on a topic, in (partition, offset) order."""
+        parts = TOPICS_BY_NAME[short].partition_count(self.settings)
+        whole: dict[int, tuple[int, int | None]] = {p: (0, None) for p in range(parts)}
+        return await read_range(self.settings.kafka_bootstrap, self.topic(short), whole, idle_ms)
 
     async def decoded(self, short: str) -> list[Event]:
-        return [self.serde.decode(m.value) for m in await self.read_all(short)]
+        return [event for _, event in await self.keyed(short)]
+
+    async def keyed(self, short: str) -> list[tuple[str, Event]]:
+        """Every event on a topic with its key, in (partition, offset) order."""
+        return [
+            ((m.key or b"").decode(), self.serde.decode(m.value or b""))
+            for m in await self.read_all(short)
+        ]
 
 
 async def eventually(

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaProducer
 
 from events.deadletter import DeadLettered
 from events.serde import DecodeError, EventSerde
+from runtime.kafka_log import read_range
 from runtime.settings import TribalSettings
 from runtime.topics import TOPICS_BY_NAME, topic
 
@@ -24,40 +24,19 @@ class DeadLetter:
     event: DeadLettered
 
 
-async def read_dead_letters(
-    settings: TribalSettings, serde: EventSerde, idle_ms: int = 400
-) -> list[DeadLetter]:
+async def read_dead_letters(settings: TribalSettings, serde: EventSerde) -> list[DeadLetter]:
     """Every dead letter, oldest first (read from the topic itself)."""
-    name = topic("deadletter", settings)
     parts = TOPICS_BY_NAME["deadletter"].partition_count(settings)
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=settings.kafka_bootstrap,
-        enable_auto_commit=False,
-        fetch_max_wait_ms=settings.fetch_max_wait_ms,
-    )
-    await consumer.start()
-    try:
-        tps = [TopicPartition(name, p) for p in range(parts)]
-        consumer.assign(tps)
-        for tp in tps:
-            consumer.seek(tp, 0)
-        seen: dict[tuple[int, int], DeadLetter] = {}
-        last_new = time.monotonic()
-        while time.monotonic() - last_new < idle_ms / 1000:
-            for tp, msgs in (await consumer.getmany(timeout_ms=100)).items():
-                for m in msgs:
-                    if (tp.partition, m.offset) in seen:
-                        continue
-                    try:
-                        event = serde.decode(m.value or b"")
-                    except DecodeError:
-                        continue
-                    if isinstance(event, DeadLettered):
-                        seen[(tp.partition, m.offset)] = DeadLetter(tp.partition, m.offset, event)
-                        last_new = time.monotonic()
-        return sorted(seen.values(), key=lambda d: (d.event.occurred_at, d.partition, d.offset))
-    finally:
-        await consumer.stop()
+    whole: dict[int, tuple[int, int | None]] = {p: (0, None) for p in range(parts)}
+    letters = []
+    for r in await read_range(settings.kafka_bootstrap, topic("deadletter", settings), whole):
+        try:
+            event = serde.decode(r.value or b"")
+        except DecodeError:
+            continue
+        if isinstance(event, DeadLettered):
+            letters.append(DeadLetter(r.partition, r.offset, event))
+    return sorted(letters, key=lambda d: (d.event.occurred_at, d.partition, d.offset))
 
 
 async def replay(settings: TribalSettings, letters: list[DeadLetter]) -> int:

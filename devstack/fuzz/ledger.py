@@ -263,7 +263,7 @@ async def settle(
             return bool(entry.expect)
 
     while True:
-        letters = [d.event for d in await read_dead_letters(settings, serde, idle_ms=300)]
+        letters = [d.event for d in await read_dead_letters(settings, serde)]
         named = {}
         for letter in letters:
             for ident in letter_ids(letter, serde):

@@ -164,9 +164,8 @@ def test_tribal_memory_import_sends_the_turns_once_however_often_it_runs(
         result = runner.invoke(app, ["memory", "import", str(path), "--batch", "2"], env=env)
         assert result.exit_code == 0, result.output
         assert "imported 3 turns" in said(result.output)
-    records = asyncio.run(pipeline.read_all("memory.turns"))
-    events = [e for e in (pipeline.serde.decode(r.value) for r in records)
-              if isinstance(e, TurnRecorded)]  # fmt: skip
+    decoded = asyncio.run(pipeline.decoded("memory.turns"))
+    events = [e for e in decoded if isinstance(e, TurnRecorded)]
     assert len(events) == 6
     assert len({e.event_id for e in events}) == 3  # the second run: the very same events
     club = [e for e in events if e.group_id == "acme:book-club"][:2]

@@ -121,12 +121,12 @@ async def test_a_tenant_forget_reaches_every_partition_of_the_episodes_through_a
             assert worker.proc is not None
             assert worker.proc.poll() is None, worker.log()
             records = await pipeline.read_all("memory.episodes", idle_ms=200)
-            decoded = [(m.partition, pipeline.serde.decode(m.value)) for m in records]
+            decoded = [(m.partition, pipeline.serde.decode(m.value or b"")) for m in records]
             forgets = [p for p, e in decoded if isinstance(e, MemoryForgotten)]
             return set(forgets) == set(range(parts))
 
         await eventually(everywhere, timeout=120, interval=1.0)
     records = await pipeline.read_all("memory.episodes")
     forgets = [m.partition for m in records
-               if isinstance(pipeline.serde.decode(m.value), MemoryForgotten)]  # fmt: skip
+               if isinstance(pipeline.serde.decode(m.value or b""), MemoryForgotten)]  # fmt: skip
     assert sorted(forgets) == list(range(parts))  # one copy each, none twice

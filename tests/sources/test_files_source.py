@@ -369,8 +369,7 @@ async def test_file_events_reach_kafka_keyed_by_repo_and_path(
     await pipeline.create_topics()
     async with KafkaSink(broker.bootstrap, pipeline.serde, pipeline.settings.topic_prefix) as sink:
         assert await source(root).sync_once(sink, MemoryCheckpoint()) == 2
-    records = await pipeline.read_all("files.changes")
-    decoded = {r.key.decode(): pipeline.serde.decode(r.value) for r in records}
+    decoded = dict(await pipeline.keyed("files.changes"))
     assert sorted(decoded) == ["demo:logo.png", "demo:src/app.py"]
     assert isinstance(decoded["demo:src/app.py"], FileChanged)
     skipped = decoded["demo:logo.png"]

@@ -317,13 +317,12 @@ async def test_articles_reach_kafka_keyed_by_article_id(
         assert await source.sync_once(sink, checkpoint) == 20
         host.store.delete("kb-001")
         assert await source.sync_once(sink, checkpoint) == 1
-    records = await pipeline.read_all("kb.articles")
+    records = await pipeline.keyed("kb.articles")
     assert len(records) == 21
     lanes: dict[str, list[type]] = {}
-    for record in records:
-        event = pipeline.serde.decode(record.value)
+    for key, event in records:
         assert isinstance(event, KbArticleUpserted | KbArticleDeleted)
-        assert record.key.decode() == event.article_id
+        assert key == event.article_id
         lanes.setdefault(event.article_id, []).append(type(event))
     assert lanes["kb-001"] == [KbArticleUpserted, KbArticleDeleted]
     assert len(lanes) == 20

@@ -367,13 +367,11 @@ async def test_schema_events_land_on_the_topic_keyed_by_fully_qualified_name(
         assert await source.sync_once(sink, checkpoint) == 3
         await execute(database, "DROP VIEW big_orders")
         assert await source.sync_once(sink, checkpoint) == 1
-    records = await pipeline.read_all("schema.changes")
     decoded: dict[str, list[str]] = {}
-    for record in records:
-        event = pipeline.serde.decode(record.value)
+    for key, event in await pipeline.keyed("schema.changes"):
         assert isinstance(event, TableObserved | TableDropped)
-        assert record.key.decode() == event.fully_qualified_name
-        decoded.setdefault(record.key.decode(), []).append(type(event).__name__)
+        assert key == event.fully_qualified_name
+        decoded.setdefault(key, []).append(type(event).__name__)
     assert decoded == {
         "shop.public.customers": ["TableObserved"],
         "shop.public.orders": ["TableObserved"],

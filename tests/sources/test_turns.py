@@ -120,13 +120,12 @@ async def test_a_thousand_turns_from_ten_groups_arrive_in_per_group_order(
                 )
 
         await asyncio.gather(*(conversation(g) for g in range(10)))
-    records = await pipeline.read_all("memory.turns")
+    records = await pipeline.keyed("memory.turns")
     assert len(records) == 1000
     by_group: dict[str, list[int]] = {}
-    for record in records:  # offset order within each partition
-        event = pipeline.serde.decode(record.value)
+    for key, event in records:  # offset order within each partition
         assert isinstance(event, TurnRecorded)
-        assert record.key.decode() == event.group_id
+        assert key == event.group_id
         by_group.setdefault(event.group_id, []).append(int(event.metadata["n"]))
     assert sorted(by_group) == sorted(f"acme:s{g}" for g in range(10))
     assert all(ns == list(range(100)) for ns in by_group.values())

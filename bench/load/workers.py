@@ -13,7 +13,7 @@ from pathlib import Path
 
 import aiohttp
 
-from devstack.pipeline import REPO, TRIBAL
+from devstack.pipeline import REPO, TRIBAL, settings_env
 from events.registry import registry_from_settings
 from events.serde import EventSerde
 from runtime.embedded.process import ChildProcess, free_port
@@ -26,22 +26,11 @@ TURNS_IN_FLIGHT = 50
 
 
 def worker_env(settings: TribalSettings, metrics_port: int) -> dict[str, str]:
-    env = dict(os.environ)
+    """A worker's environment: its settings, and a ``/metrics`` port of its own instead
+    of a multiprocess directory shared with other processes."""
+    env = settings_env(settings)
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    env.update(
-        {
-            "TRIBAL_KAFKA_BOOTSTRAP": settings.kafka_bootstrap,
-            "TRIBAL_DATA_DIR": str(settings.data_dir),
-            "TRIBAL_TOPIC_PREFIX": settings.topic_prefix,
-            "TRIBAL_CONSUMER_GROUP": settings.consumer_group,
-            "TRIBAL_DEFAULT_PARTITIONS": str(settings.default_partitions),
-            "TRIBAL_COMMIT_INTERVAL": str(settings.commit_interval),
-            "TRIBAL_METRICS_PORT": str(metrics_port),
-            "HF_HUB_OFFLINE": "1",
-            "PYTHONUNBUFFERED": "1",
-        }
-    )
-    return env
+    return env | {"TRIBAL_METRICS_PORT": str(metrics_port), "PYTHONUNBUFFERED": "1"}
 
 
 async def processed_by(http: aiohttp.ClientSession, port: int) -> dict[str, float]:

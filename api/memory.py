@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
@@ -108,6 +108,56 @@ class ImportRequest(BaseModel):
     )
 
 
+AGENT_ROLES = ("assistant", "agent")
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    content: CleanText = Field(min_length=1, max_length=MESSAGE_MAX)
+    speaker: CleanText | None = Field(
+        default=None, min_length=1, max_length=SPEAKER_MAX, description="Who said it, by name."
+    )
+    role: Literal["user", "assistant", "agent"] | None = Field(
+        default=None,
+        description="'user' (the default) or the agent's side ('assistant', 'agent'); a "
+        "message of the agent's side answers the message before it.",
+    )
+    occurred_at: AwareDatetime | None = OCCURRED_AT
+
+
+class MessagesRequest(BaseModel):
+    """A conversation as a list of messages, each with its speaker or role: a message
+    from a person is a turn (said by its ``speaker``), and the agent's message after it
+    is that turn's ``agent_response``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    group_id: str = _group_id()
+    messages: list[Message] = Field(min_length=1, max_length=IMPORT_TURNS_MAX)
+    metadata: Metadata = Field(default_factory=dict)
+    occurred_at: AwareDatetime | None = OCCURRED_AT
+
+    def turns(self) -> list[tuple[int, TurnRequest]]:
+        """(index of the message it starts at, turn) per turn, in the order said."""
+        out: list[tuple[int, TurnRequest]] = []
+        answered = True
+        for i, m in enumerate(self.messages):
+            when = m.occurred_at or self.occurred_at
+            if m.role in AGENT_ROLES and not answered:
+                out[-1] = (out[-1][0], out[-1][1].model_copy(update={"agent_response": m.content}))
+                answered = True
+                continue
+            speaker = m.speaker or ("Agent" if m.role in AGENT_ROLES else None)
+            turn = TurnRequest(
+                group_id=self.group_id, user_message=m.content, speaker=speaker,
+                metadata=self.metadata, occurred_at=when,
+            )  # fmt: skip
+            out.append((i, turn))
+            answered = m.role in AGENT_ROLES
+        return out
+
+
 class EventRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -163,16 +213,18 @@ def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
         own(request, req.group_id.partition(":")[0])
         return await timed(require().ingest_turn(req.turn(), req.session()))
 
-    @json_endpoint(ImportRequest, status=202)
-    async def post_import(request: Request, req: ImportRequest) -> dict[str, Any] | Response:
-        """A history's turns at once: all recorded, or none (every problem listed)."""
-        for tenant in sorted({t.group_id.partition(":")[0] for t in req.turns}):
+    async def record_all(
+        request: Request, numbered: list[tuple[str, TurnRequest]]
+    ) -> dict[str, Any] | Response:
+        """Turns at once, each named by where it came from: all recorded, or none (every
+        problem listed under its name)."""
+        for tenant in sorted({t.group_id.partition(":")[0] for _, t in numbered}):
             own(request, tenant)
         ing = require()
         t0 = time.perf_counter()
         turns: list[tuple[Turn, Session]] = []
         refused: list[tuple[int, IngestionError]] = []
-        for i, t in enumerate(req.turns):
+        for i, (_, t) in enumerate(numbered):
             try:
                 turn, session = t.turn(), t.session()
             except ValidationError as exc:
@@ -188,17 +240,27 @@ def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
                 raise BatchIngestionError(refused)
             receipts = await ing.ingest_turns(turns)
         except BatchIngestionError as exc:
-            problems = [
-                {"field": f"turns.{i}", "code": p.code, "problem": p.message}
-                for i, p in exc.problems
-            ]
-            return error_response(422, exc.code, exc.message, context={"problems": problems})
+            named = [(numbered[i][0], p) for i, p in exc.problems]
+            (first, refusal), more = named[0], len(named) - 1
+            message = f"{first}: {refusal.message}" + (f" (and {more} more)" if more else "")
+            problems = [{"field": name, "code": p.code, "problem": p.message} for name, p in named]
+            return error_response(422, exc.code, message, context={"problems": problems})
         return {
             "success": True,
             "accepted": len(receipts),
             "receipts": [r.model_dump(mode="json", exclude_none=True) for r in receipts],
             "latency_ms": round((time.perf_counter() - t0) * 1000, 3),
         }
+
+    @json_endpoint(ImportRequest, status=202)
+    async def post_import(request: Request, req: ImportRequest) -> dict[str, Any] | Response:
+        """A history's turns at once: all recorded, or none (every problem listed)."""
+        return await record_all(request, [(f"turns.{i}", t) for i, t in enumerate(req.turns)])
+
+    @json_endpoint(MessagesRequest, status=202)
+    async def post_messages(request: Request, req: MessagesRequest) -> dict[str, Any] | Response:
+        """A conversation's messages as turns: all recorded, or none."""
+        return await record_all(request, [(f"messages.{i}", t) for i, t in req.turns()])
 
     @json_endpoint(EventRequest, status=202)
     async def post_event(request: Request, req: EventRequest) -> dict[str, Any]:
@@ -229,6 +291,7 @@ def memory_routes(ingestor: Callable[[], MemoryIngestor | None]) -> list[Route]:
     return [
         Route("/v1/memory/turns", post_turn, methods=["POST"]),
         Route("/v1/memory/import", post_import, methods=["POST"]),
+        Route("/v1/memory/messages", post_messages, methods=["POST"]),
         Route("/v1/memory/events", post_event, methods=["POST"]),
         Route("/v1/memory/forget", post_forget, methods=["POST"]),
     ]

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from api.errors import AgentError
-from api.memory import EventRequest, ForgetRequest, ImportRequest, TurnRequest
+from api.memory import EventRequest, ForgetRequest, ImportRequest, MessagesRequest, TurnRequest
 from api.routes import OPERATIONS
 from api.schemas.knowledge import RetrieveRequest, RetrieveResponse
 
@@ -64,8 +64,8 @@ def _parameters(model: type[BaseModel], path_params: dict[str, str]) -> list[dic
 def openapi_document(version: str) -> dict[str, Any]:
     """OpenAPI 3.1: paths from :data:`api.routes.OPERATIONS`, schemas from their models."""
     models: list[type[BaseModel]] = [ErrorBody, RetrieveRequest, RetrieveResponse,
-                                     TurnRequest, ImportRequest, EventRequest,
-                                     ForgetRequest]  # fmt: skip
+                                     TurnRequest, ImportRequest, MessagesRequest,
+                                     EventRequest, ForgetRequest]  # fmt: skip
     paths: dict[str, Any] = {}
     for op in OPERATIONS:
         models += [op.output] if op.method == "GET" else [op.input, op.output]
@@ -105,6 +105,11 @@ def openapi_document(version: str) -> dict[str, Any]:
             "/v1/memory/import",
             ImportRequest,
             "Record past turns at once (a history import): all of them or none",
+        ),
+        (
+            "/v1/memory/messages",
+            MessagesRequest,
+            "Record a conversation given as messages, each with its speaker or role",
         ),
         ("/v1/memory/events", EventRequest, "Record a system event (seed 003 ingest_event)"),
         ("/v1/memory/forget", ForgetRequest, "Forget a group_id or a whole tenant"),

@@ -175,3 +175,47 @@ async def test_add_memory_over_mcp_takes_the_speaker_and_the_time(
     refused = late.structured_content or {}
     assert refused["success"] is False
     assert refused["error"]["code"] == "INVALID_REQUEST"
+
+
+def test_a_conversation_given_as_messages_becomes_turns_each_with_its_speaker(
+    client: TestClient, sink: MemorySink
+) -> None:
+    body = {
+        "group_id": "acme:chat",
+        "occurred_at": SAID.isoformat(),
+        "messages": [
+            {"speaker": "Caroline", "content": "I moved to Bristol."},
+            {"speaker": "Melanie", "content": "Since when?"},
+            {"role": "user", "content": "Can you note my new address?"},
+            {"role": "assistant", "content": "Noted: Bristol."},
+            {"role": "assistant", "content": "Anything else?"},
+        ],
+    }
+    r = client.post("/v1/memory/messages", json=body)
+    assert r.status_code == 202, r.text
+    assert r.json()["accepted"] == 4
+    said = turns(sink)
+    assert [(t.speaker, t.user_message, t.agent_response) for t in said] == [
+        ("Caroline", "I moved to Bristol.", ""),
+        ("Melanie", "Since when?", ""),
+        (None, "Can you note my new address?", "Noted: Bristol."),
+        ("Agent", "Anything else?", ""),
+    ]
+    assert {t.occurred_at for t in said} == {SAID}
+
+
+def test_messages_with_one_bad_message_record_nothing_and_name_it(
+    client: TestClient, sink: MemorySink
+) -> None:
+    body = {
+        "group_id": "acme:chat",
+        "messages": [
+            {"speaker": "Caroline", "content": "hello"},
+            {"speaker": "Melanie", "content": "later", "occurred_at": "2999-01-01T00:00:00Z"},
+        ],
+    }
+    r = client.post("/v1/memory/messages", json=body)
+    assert r.status_code == 422, r.text
+    [problem] = r.json()["error"]["context"]["problems"]
+    assert problem["field"] == "messages.1"
+    assert sink.emitted == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from typing import Any
 
 from pydantic import BaseModel
@@ -11,6 +12,14 @@ from pydantic import BaseModel
 from streams.llm.base import LLMError, StructuredRequest, StructuredResult, T, prompt_hash
 
 Handler = Callable[[dict[str, Any]], BaseModel]
+
+
+def _background() -> Executor:
+    # Rules over a turn's text are background work: the thread runs at a lower priority,
+    # so embedding the turns that make episodes searchable gets the cores first.
+    from streams.embedder.model import background_executor
+
+    return background_executor()
 
 
 class LocalProvider:
@@ -35,7 +44,8 @@ class LocalProvider:
         if handler is None:
             raise LLMError("NO_LOCAL_HANDLER", f"the local provider cannot do {request.task!r}")
         if request.task in self.threaded:
-            value = await asyncio.to_thread(handler, request.context)
+            loop = asyncio.get_running_loop()
+            value = await loop.run_in_executor(_background(), handler, request.context)
         else:
             value = handler(request.context)
         if not isinstance(value, request.output_type):

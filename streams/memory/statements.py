@@ -378,14 +378,30 @@ def english(text: str) -> Any:
         return model(text[:PARSED_CHARS])
 
 
+@functools.cache
+def _entities_nlp() -> Any:
+    """A second copy of the English pipeline with only the pipes entities need: the
+    episoder reads times with it, never waiting for the extractor's parses."""
+    try:
+        import spacy
+
+        return spacy.load(SPACY_MODEL, exclude=["tagger", "parser", "attribute_ruler",
+                                                "lemmatizer", "senter"])  # fmt: skip
+    except (ImportError, OSError):
+        return None
+
+
+_ENTITIES = threading.Lock()
+
+
 def english_entities(texts: Sequence[str]) -> list[Any] | None:
     """spaCy's named entities of each of ``texts`` (only the pipes entities need, in one
     batch: about three times faster than a full parse each), or None when the pipeline
     is not installed. The docs carry no sentences."""
-    model = _nlp()
+    model = _entities_nlp()
     if model is None:
         return None
-    with _PIPELINE, model.select_pipes(enable=["tok2vec", "ner"]):
+    with _ENTITIES:
         return list(model.pipe([t[:PARSED_CHARS] for t in texts], batch_size=64))
 
 

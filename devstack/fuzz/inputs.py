@@ -1,10 +1,11 @@
 """One input per surface, and the generators that make hostile (and valid) ones.
 
-Surfaces: ``http:turns``, ``http:import``, ``http:events``, ``http:forget``, ``http:retrieve``,
-``http:search`` (the GET read endpoints), ``mcp:<tool>``, ``registry`` (the schema
-registry mounted at ``/schema-registry``) and ``raw:<topic>`` (a record produced straight
-to a source topic, bypassing every edge). An input is plain data; :mod:`.stack` sends it,
-:mod:`.strategies` (hypothesis) and :mod:`.mixes` (named and seeded-random) make them.
+Surfaces: ``http:turns``, ``http:import``, ``http:messages``, ``http:events``,
+``http:forget``, ``http:retrieve``, ``http:search`` (the GET read endpoints),
+``mcp:<tool>``, ``registry`` (the schema registry mounted at ``/schema-registry``) and
+``raw:<topic>`` (a record produced straight to a source topic, bypassing every edge). An
+input is plain data; :mod:`.stack` sends it, :mod:`.strategies` (hypothesis) and
+:mod:`.mixes` (named and seeded-random) make them.
 
 Raw records are *recipes* (:class:`Bytes` or :class:`Wire`), encoded against the
 pipeline's own schema registry when sent: a wire recipe is a real event class, its
@@ -177,6 +178,10 @@ def turn(body: Any) -> HttpCall:
 
 def imported(body: Any) -> HttpCall:
     return _post("http:import", "/v1/memory/import", body)
+
+
+def messages(body: Any) -> HttpCall:
+    return _post("http:messages", "/v1/memory/messages", body)
 
 
 def event(body: Any) -> HttpCall:

@@ -40,6 +40,7 @@ from devstack.fuzz.inputs import (
     imported,
     marked,
     mcp,
+    messages,
     record_schema,
     register,
     retrieve,
@@ -124,6 +125,37 @@ def imports(tenants: list[str]) -> st.SearchStrategy[HttpCall]:
     )
     body = st.fixed_dictionaries({"turns": turns}, optional={"unexpected": json_values()})
     return st.one_of(body, json_values(), st.sampled_from(MALFORMED_BODIES)).map(imported)
+
+
+def conversations(tenants: list[str]) -> st.SearchStrategy[HttpCall]:
+    """Conversations as messages: valid ones (speakers and roles), hostile messages among
+    them, or a hostile body."""
+    valid = st.fixed_dictionaries(
+        {"content": clean_texts(min_size=1)},
+        optional={
+            "speaker": clean_texts(min_size=1, max_pieces=2),
+            "role": st.sampled_from(["user", "assistant", "agent"]),
+            "occurred_at": past_times(),
+        },
+    )
+    hostile = st.fixed_dictionaries(
+        {},
+        optional={
+            "content": hostile_texts(),
+            "speaker": st.one_of(hostile_texts(), json_values()),
+            "role": st.one_of(hostile_texts(), json_values()),
+            "occurred_at": st.one_of(hostile_texts(), json_values()),
+            "unexpected": json_values(),
+        },
+    )
+    group = st.one_of(
+        st.tuples(st.sampled_from(tenants), valid_ids(12)).map(":".join), hostile_group_ids()
+    )
+    body = st.fixed_dictionaries(
+        {"group_id": group, "messages": st.lists(st.one_of(valid, hostile), max_size=4)},
+        optional={"occurred_at": past_times(), "unexpected": json_values()},
+    )
+    return st.one_of(body, json_values(), st.sampled_from(MALFORMED_BODIES)).map(messages)
 
 
 def hostile_events() -> st.SearchStrategy[HttpCall]:

@@ -43,6 +43,7 @@ from streams.chunker.kb import chunk_kb_article
 from streams.wiring import Handler
 from tests.reliability.fuzz.profile import EDGE
 from tests.reliability.fuzz.strategies import (
+    conversations,
     hostile_events,
     hostile_forgets,
     hostile_mcp_calls,
@@ -63,6 +64,7 @@ JSON = {"content-type": "application/json"}
 WRITES: dict[str, type] = {
     "/v1/memory/turns": TurnRecorded,
     "/v1/memory/import": TurnRecorded,
+    "/v1/memory/messages": TurnRecorded,
     "/v1/memory/events": SystemEventRecorded,
     "/v1/memory/forget": MemoryForgotten,
 }
@@ -142,6 +144,30 @@ def test_a_history_import_records_each_of_its_turns_or_is_refused_whole(
     receipts = resp.json()["receipts"]
     assert len(emitted) == len(receipts) == len(json.loads(call.body or b"{}")["turns"])
     assert {r["event_id"] for r in receipts} == {str(r.event.event_id) for r in emitted}
+    for record in emitted:
+        assert isinstance(record.event, TurnRecorded)
+        assert edge.serde.decode(edge.serde.encode(record.event, TURNS)) == record.event
+        assert record.key == record.event.group_id
+
+
+@EDGE
+@given(call=conversations(TENANTS))
+def test_a_conversation_as_messages_records_its_turns_or_is_refused_whole(
+    edge: Edge, call: HttpCall
+) -> None:
+    before = len(edge.sink.emitted)
+    resp = edge.client.request(call.method, call.path, content=call.body, headers=JSON)
+    entry = classify_http(call.surface, _sent(resp))
+    assert entry.problem is None, entry.problem
+    event(f"{call.surface}: {entry.outcome} {entry.code or ''}")
+    emitted = edge.sink.emitted[before:]
+    if entry.outcome == "rejected":
+        assert 400 <= resp.status_code < 500
+        assert emitted == [], "a refused conversation recorded something"
+        return
+    assert resp.status_code == 202, resp.text
+    receipts = resp.json()["receipts"]
+    assert 1 <= len(emitted) == len(receipts) <= len(json.loads(call.body or b"{}")["messages"])
     for record in emitted:
         assert isinstance(record.event, TurnRecorded)
         assert edge.serde.decode(edge.serde.encode(record.event, TURNS)) == record.event

@@ -125,11 +125,9 @@ def test_a_memory_write_records_exactly_one_valid_event_or_is_refused_with_an_ag
     assert record.key == record.event.group_id
 
 
-@EDGE
-@given(call=imports(TENANTS))
-def test_a_history_import_records_each_of_its_turns_or_is_refused_whole(
-    edge: Edge, call: HttpCall
-) -> None:
+def recorded_whole(edge: Edge, call: HttpCall) -> tuple[list[Any], list[Any]] | None:
+    """Send a batch write; None when it was refused (having recorded nothing), else its
+    receipts and the records it wrote, each a valid turn keyed by its group."""
     before = len(edge.sink.emitted)
     resp = edge.client.request(call.method, call.path, content=call.body, headers=JSON)
     entry = classify_http(call.surface, _sent(resp))
@@ -138,16 +136,26 @@ def test_a_history_import_records_each_of_its_turns_or_is_refused_whole(
     emitted = edge.sink.emitted[before:]
     if entry.outcome == "rejected":
         assert 400 <= resp.status_code < 500
-        assert emitted == [], "a refused import recorded something"
-        return
+        assert emitted == [], "a refused batch recorded something"
+        return None
     assert resp.status_code == 202, resp.text
-    receipts = resp.json()["receipts"]
-    assert len(emitted) == len(receipts) == len(json.loads(call.body or b"{}")["turns"])
-    assert {r["event_id"] for r in receipts} == {str(r.event.event_id) for r in emitted}
     for record in emitted:
         assert isinstance(record.event, TurnRecorded)
         assert edge.serde.decode(edge.serde.encode(record.event, TURNS)) == record.event
         assert record.key == record.event.group_id
+    return resp.json()["receipts"], emitted
+
+
+@EDGE
+@given(call=imports(TENANTS))
+def test_a_history_import_records_each_of_its_turns_or_is_refused_whole(
+    edge: Edge, call: HttpCall
+) -> None:
+    recorded = recorded_whole(edge, call)
+    if recorded is not None:
+        receipts, emitted = recorded
+        assert len(emitted) == len(receipts) == len(json.loads(call.body or b"{}")["turns"])
+        assert {r["event_id"] for r in receipts} == {str(r.event.event_id) for r in emitted}
 
 
 @EDGE
@@ -155,23 +163,11 @@ def test_a_history_import_records_each_of_its_turns_or_is_refused_whole(
 def test_a_conversation_as_messages_records_its_turns_or_is_refused_whole(
     edge: Edge, call: HttpCall
 ) -> None:
-    before = len(edge.sink.emitted)
-    resp = edge.client.request(call.method, call.path, content=call.body, headers=JSON)
-    entry = classify_http(call.surface, _sent(resp))
-    assert entry.problem is None, entry.problem
-    event(f"{call.surface}: {entry.outcome} {entry.code or ''}")
-    emitted = edge.sink.emitted[before:]
-    if entry.outcome == "rejected":
-        assert 400 <= resp.status_code < 500
-        assert emitted == [], "a refused conversation recorded something"
-        return
-    assert resp.status_code == 202, resp.text
-    receipts = resp.json()["receipts"]
-    assert 1 <= len(emitted) == len(receipts) <= len(json.loads(call.body or b"{}")["messages"])
-    for record in emitted:
-        assert isinstance(record.event, TurnRecorded)
-        assert edge.serde.decode(edge.serde.encode(record.event, TURNS)) == record.event
-        assert record.key == record.event.group_id
+    recorded = recorded_whole(edge, call)
+    if recorded is not None:
+        receipts, emitted = recorded
+        sent = len(json.loads(call.body or b"{}")["messages"])
+        assert 1 <= len(emitted) == len(receipts) <= sent
 
 
 @EDGE

@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import os
 import time
-import uuid
 from typing import Any
 
 import asyncpg
@@ -26,6 +25,7 @@ from bench.run import Arguments, scratch
 from bench.stats import summary
 from devstack.postgres import postgres_node
 from events.schema import TableDropped
+from runtime.databases import drop_database, fresh_database
 from sources.checkpoint import MemoryCheckpoint
 from sources.postgres import PostgresSource
 from sources.sink import MemorySink
@@ -50,22 +50,19 @@ def statements(count: int) -> list[tuple[str, str, str]]:
     return out[:count]
 
 
+def filler(tables: int) -> str:
+    """``tables`` tables to make the database bigger: every pass introspects all of it."""
+    if not tables:
+        return ""
+    return "CREATE TABLE filler_0 (id int PRIMARY KEY);" + "".join(
+        f"CREATE TABLE filler_{i} (id int PRIMARY KEY, ref int REFERENCES filler_0, "
+        f"note text); COMMENT ON TABLE filler_{i} IS 'filler';"
+        for i in range(1, tables)
+    )
+
+
 async def measure(server_dsn: str, count: int, background: int = 0) -> dict[str, Any]:
-    name = f"bench_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(server_dsn)
-    await admin.execute(f"CREATE DATABASE {name}")
-    dsn = server_dsn.rsplit("/", 1)[0] + "/" + name
-    if background:  # every pass introspects the whole database: make it bigger
-        filler = await asyncpg.connect(dsn)
-        await filler.execute("CREATE TABLE filler_0 (id int PRIMARY KEY)")
-        await filler.execute(
-            "".join(
-                f"CREATE TABLE filler_{i} (id int PRIMARY KEY, ref int REFERENCES filler_0, "
-                f"note text); COMMENT ON TABLE filler_{i} IS 'filler';"
-                for i in range(1, background)
-            )
-        )
-        await filler.close()
+    dsn = await fresh_database(server_dsn, "bench", filler(background))
     source = PostgresSource("bench", dsn, install_trigger=True, interval=60.0)
     sink, stop = MemorySink(), asyncio.Event()
     task = asyncio.create_task(source.run(sink, MemoryCheckpoint(), stop))
@@ -93,8 +90,7 @@ async def measure(server_dsn: str, count: int, background: int = 0) -> dict[str,
         stop.set()
         await task
         await ddl.close()
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        await admin.close()
+        await drop_database(server_dsn, dsn)
     return {**summarise(samples, source.debounce), "background_tables": background}
 
 

@@ -4,6 +4,8 @@ created on the server an admin DSN reaches, as its user, and dropped when done."
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import asyncpg
 
@@ -49,3 +51,13 @@ async def drop_database(admin_dsn: str, dsn: str) -> None:
     """Drop the database ``dsn`` names, closing its connections; a missing one is fine."""
     name = dsn.rsplit("/", 1)[1].split("?", 1)[0]
     await execute(admin_dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@asynccontextmanager
+async def temporary_database(admin_dsn: str, prefix: str, script: str = "") -> AsyncIterator[str]:
+    """A :func:`fresh_database` for the length of a ``with`` block: its DSN, dropped after."""
+    dsn = await fresh_database(admin_dsn, prefix, script)
+    try:
+        yield dsn
+    finally:
+        await drop_database(admin_dsn, dsn)

@@ -21,12 +21,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import httpx
 
 from devstack.endpoints import WeaviateEndpoint
 from devstack.pipeline import REPO, Pipeline, isolated_settings, settings_env
 from projections.index import Kind, SearchIndex, index_from_settings
+from runtime.databases import drop_database, fresh_database
 from runtime.embedded.process import ChildProcess, free_port
 from runtime.settings import TribalSettings
 from tests.distributed.corpus import Question, gist
@@ -46,25 +46,6 @@ def weaviate_prefix() -> str:
     """Collections of their own: no other test's objects in the keyword statistics, and
     a generation swap elsewhere never moves them."""
     return f"E2e{uuid.uuid4().hex[:10]}"
-
-
-async def create_database(admin_dsn: str) -> tuple[str, str]:
-    """A new database on the server of ``admin_dsn``: its name and its DSN."""
-    name = f"e2e_{uuid.uuid4().hex[:10]}"
-    conn = await asyncpg.connect(admin_dsn)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    return name, admin_dsn.rsplit("/", 1)[0] + f"/{name}"
-
-
-async def drop_database(admin_dsn: str, name: str) -> None:
-    conn = await asyncpg.connect(admin_dsn)
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await conn.close()
 
 
 class Api:
@@ -215,10 +196,10 @@ class DistributedStack:
         self.n_workers = workers
         self.children = Children(data_dir / "logs")
         self.workers: list[ChildProcess] = []
-        self.database = ""
+        self.dsn = ""
 
     async def start(self, timeout: float = 150.0) -> DistributedStack:
-        self.database, dsn = await create_database(self.admin_dsn)
+        self.dsn = dsn = await fresh_database(self.admin_dsn, "e2e")
         self.settings = isolated_settings(
             self.kafka_bootstrap,
             self.data_dir,
@@ -265,8 +246,8 @@ class DistributedStack:
         if index is not None:  # its own collections
             await index.drop()
             await index.close()
-        if self.database:
-            await drop_database(self.admin_dsn, self.database)
+        if self.dsn:
+            await drop_database(self.admin_dsn, self.dsn)
 
 
 class UpStack:

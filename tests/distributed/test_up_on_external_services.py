@@ -11,11 +11,10 @@ import pytest
 from devstack.endpoints import WeaviateEndpoint
 from devstack.pipeline import eventually
 from projections.index import Kind
+from runtime.databases import drop_database, fresh_database
 from tests.distributed.corpus import Corpus, Question, word
 from tests.distributed.stack import (
     UpStack,
-    create_database,
-    drop_database,
     tenant_and_key,
     weaviate_prefix,
 )
@@ -27,7 +26,7 @@ async def test_tribal_up_on_external_services_answers_searches_from_weaviate(
     kafka_bootstrap: str, postgres_dsn: str, weaviate: WeaviateEndpoint, tmp_path: Path
 ) -> None:
     tenant, key = tenant_and_key()
-    database, dsn = await create_database(postgres_dsn)
+    dsn = await fresh_database(postgres_dsn, "e2e")
     tag = uuid.uuid4().hex[:8]
     stack = UpStack(
         tmp_path / "up",
@@ -85,4 +84,4 @@ async def test_tribal_up_on_external_services_answers_searches_from_weaviate(
         assert health["checks"] == {"kafka": "ok", "postgres": "ok", "index": "ok"}
     finally:
         await stack.stop()
-        await drop_database(postgres_dsn, database)
+        await drop_database(postgres_dsn, dsn)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -11,6 +10,7 @@ import pytest
 
 from demo import DATA
 from events.schema import TableObserved
+from runtime.databases import execute, temporary_database
 from sources.pg_catalog import introspect
 
 SCHEMA_SQL = DATA / "schema.sql"
@@ -30,22 +30,10 @@ class DemoDatabase:
             await conn.close()
 
     async def execute(self, sql: str) -> None:
-        conn = await asyncpg.connect(self.dsn)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
+        await execute(self.dsn, sql)
 
 
 @pytest.fixture
 async def demo_db(postgres_dsn: str) -> AsyncIterator[DemoDatabase]:
-    name = f"doc_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(postgres_dsn)
-    try:
-        await admin.execute(f"CREATE DATABASE {name}")
-        demo = DemoDatabase(postgres_dsn.rsplit("/", 1)[0] + "/" + name)
-        await demo.execute(SCHEMA_SQL.read_text())
-        yield demo
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await admin.close()
+    async with temporary_database(postgres_dsn, "doc", SCHEMA_SQL.read_text()) as dsn:
+        yield DemoDatabase(dsn)

@@ -13,22 +13,13 @@ from projections.catalog import queries as q
 from sources.pg_catalog import introspect
 from tests.projections.test_catalog_join_path import run
 from tests.projections.test_runner import fresh_database
+from tests.sources.test_postgres_partitions import EVENTS as PARTITIONED
 
-EVENTS = """
-CREATE TABLE users (id int PRIMARY KEY, name text NOT NULL);
-CREATE TABLE events (
-    id int NOT NULL, user_id int NOT NULL, at date NOT NULL, PRIMARY KEY (id, at)
-) PARTITION BY RANGE (at);
-CREATE TABLE events_2024 PARTITION OF events FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
-CREATE TABLE events_2025 PARTITION OF events FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
-ALTER TABLE events_2024 ADD CONSTRAINT events_2024_user_fk
-    FOREIGN KEY (user_id) REFERENCES users (id);
-ALTER TABLE events_2025 ADD CONSTRAINT events_2025_user_fk
-    FOREIGN KEY (user_id) REFERENCES users (id);
-CREATE TABLE event_notes (
-    id int PRIMARY KEY, event_id int NOT NULL, event_at date NOT NULL,
-    FOREIGN KEY (event_id, event_at) REFERENCES events (id, at)
-);
+# The source tests' partitioned events (foreign keys on the partitions only), a table
+# referencing one partition, and rows.
+EVENTS = (
+    PARTITIONED
+    + """
 CREATE TABLE event_flags (
     id int PRIMARY KEY, event_id int, event_at date,
     FOREIGN KEY (event_id, event_at) REFERENCES events_2025 (id, at)
@@ -39,6 +30,7 @@ INSERT INTO event_notes VALUES (100, 10, '2024-05-01'), (101, 11, '2025-02-01'),
     (102, 11, '2025-02-01');
 INSERT INTO event_flags VALUES (200, 12, '2025-03-01'), (201, NULL, NULL);
 """
+)
 USERS, EVENTS_FQN = "app.public.users", "app.public.events"
 NOTES, FLAGS = "app.public.event_notes", "app.public.event_flags"
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
-import asyncpg
 import pytest
 
 from devstack import Broker
@@ -14,16 +12,11 @@ from events.deadletter import DeadLettered
 from projections.base import Applied
 from projections.deadletters import DeadLetterProjection
 from projections.runner import ProjectionRunner
+from runtime import databases
 
 
 async def fresh_database(postgres_dsn: str) -> str:
-    name = f"proj_{uuid.uuid4().hex[:10]}"
-    conn = await asyncpg.connect(postgres_dsn)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    return postgres_dsn.rsplit("/", 1)[0] + f"/{name}"
+    return await databases.fresh_database(postgres_dsn, "proj")
 
 
 def dead(n: int) -> DeadLettered:

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from events.schema import (
-    Column,
-    ForeignKey,
-    IncomingForeignKey,
-    Index,
-    Partition,
-    TableObserved,
-)
+from events.schema import Column, ForeignKey, IncomingForeignKey, Index, Partition, TableObserved
+from runtime.databases import execute
 from sources.checkpoint import MemoryCheckpoint
 from sources.postgres import PostgresSource
 from sources.schema_snapshot import with_hash
 from sources.sink import MemorySink
 from tests.sources import test_postgres_source as pg
-from tests.sources.test_postgres_source import by_table, execute
+from tests.sources.test_postgres_source import by_table
 
 database = pg.database  # the same fixture: a fresh, empty database of its own
 

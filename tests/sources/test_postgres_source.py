@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from devstack import Broker
 from devstack.pipeline import Pipeline, isolated_settings
 from events.base import Event
 from events.schema import IncomingForeignKey, TableDropped, TableObserved
+from runtime.databases import drop_database, execute, fresh_database, temporary_database
 from sources.base import build_source
 from sources.checkpoint import MemoryCheckpoint
 from sources.config import ConfigError, SourceConfig, load_config
@@ -42,29 +42,11 @@ CREATE VIEW big_orders AS SELECT * FROM orders WHERE total > 100;
 """
 
 
-def _dsn_for(server_dsn: str, database: str) -> str:
-    return server_dsn.rsplit("/", 1)[0] + "/" + database
-
-
 @pytest.fixture
 async def database(postgres_dsn: str) -> AsyncIterator[str]:
     """DSN of a fresh, empty database of its own."""
-    name = f"src_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(postgres_dsn)
-    try:
-        await admin.execute(f"CREATE DATABASE {name}")
-        yield _dsn_for(postgres_dsn, name)
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await admin.close()
-
-
-async def execute(dsn: str, sql: str) -> None:
-    conn = await asyncpg.connect(dsn)
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
+    async with temporary_database(postgres_dsn, "src") as dsn:
+        yield dsn
 
 
 def by_table(sink: MemorySink) -> dict[str, TableObserved]:
@@ -324,13 +306,10 @@ async def test_tribal_yaml_lists_several_databases_each_named_in_its_keys(
     postgres_dsn: str, tmp_path: Path
 ) -> None:
     dsns = {}
-    admin = await asyncpg.connect(postgres_dsn)
     try:
         for name in ("sales", "hr"):
-            db = f"{name}_{uuid.uuid4().hex[:8]}"
-            await admin.execute(f"CREATE DATABASE {db}")
-            dsns[name] = _dsn_for(postgres_dsn, db)
-            await execute(dsns[name], "CREATE TABLE people (id int PRIMARY KEY)")
+            people = "CREATE TABLE people (id int PRIMARY KEY)"
+            dsns[name] = await fresh_database(postgres_dsn, name, people)
         config = tmp_path / "tribal.yaml"
         entries = [
             f"  - {{kind: postgres, name: {n}, dsn: '${{{n.upper()}_DSN}}', schemas: public}}"
@@ -346,8 +325,7 @@ async def test_tribal_yaml_lists_several_databases_each_named_in_its_keys(
         assert sorted(e.key for e in sink.emitted) == ["hr.public.people", "sales.public.people"]
     finally:
         for dsn in dsns.values():
-            await admin.execute(f"DROP DATABASE IF EXISTS {dsn.rsplit('/', 1)[1]} WITH (FORCE)")
-        await admin.close()
+            await drop_database(postgres_dsn, dsn)
 
 
 def test_a_postgres_source_without_a_dsn_is_a_config_error() -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import uuid
 
 import pytest
 
 from events.chunks import Chunk, ChunksEmbedded, DocumentChunked, DocumentRetracted
 from events.documents import DomainDocumented, TableDocumented, table_search_text
+from runtime.databases import fresh_database
 from streams.embedder.cache import MemoryEmbeddingCache, PostgresEmbeddingCache
 from streams.embedder.embed import DocumentEmbedder
 from streams.embedder.model import DEFAULT_MODEL, SentenceTransformerEmbedder
@@ -97,13 +97,7 @@ async def test_retractions_need_no_vectors(minilm: SentenceTransformerEmbedder) 
 async def test_the_postgres_cache_is_shared_across_workers(
     minilm: SentenceTransformerEmbedder, postgres_dsn: str
 ) -> None:
-    import asyncpg
-
-    db = f"emb_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(postgres_dsn)
-    await admin.execute(f'CREATE DATABASE "{db}"')
-    await admin.close()
-    dsn = postgres_dsn.rsplit("/", 1)[0] + f"/{db}"
+    dsn = await fresh_database(postgres_dsn, "emb")
     first, second = (
         await PostgresEmbeddingCache.connect(dsn),
         await PostgresEmbeddingCache.connect(dsn),

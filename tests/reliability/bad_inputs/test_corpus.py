@@ -436,24 +436,10 @@ HOSTILE_DDL = ";\n".join(
 
 @pytest.fixture
 async def hostile_database(postgres_dsn: str) -> AsyncIterator[str]:
-    import uuid
+    from runtime.databases import temporary_database
 
-    import asyncpg
-
-    name = f"hostile_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(postgres_dsn)
-    try:
-        await admin.execute(f"CREATE DATABASE {name}")
-        dsn = postgres_dsn.rsplit("/", 1)[0] + "/" + name
-        conn = await asyncpg.connect(dsn)
-        try:
-            await conn.execute(HOSTILE_DDL)
-        finally:
-            await conn.close()
+    async with temporary_database(postgres_dsn, "hostile", HOSTILE_DDL) as dsn:
         yield dsn
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await admin.close()
 
 
 @pytest.mark.postgres

@@ -11,12 +11,10 @@ fuzzed the same way in ``test_pipeline.py``.)
 from __future__ import annotations
 
 import contextlib
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import pytest
 from hypothesis import given
 from hypothesis.errors import Unsatisfiable
@@ -32,6 +30,7 @@ from api.routes import v1_routes
 from api.services.context import ServiceContext, close_context, open_context
 from devstack.fuzz.answers import agent_error
 from projections.registry import projections_for
+from runtime.databases import temporary_database
 from runtime.settings import TribalSettings
 from sources.sink import MemorySink
 from sources.turns import MemoryIngestor
@@ -46,18 +45,11 @@ APP_ONLY = ("/healthz", "/metrics")  # api.app's own routes: fuzzed live in test
 @pytest.fixture(scope="module")
 async def store(postgres_dsn: str) -> AsyncIterator[str]:
     """A fresh database with every read store's tables, empty."""
-    name = f"fuzz_openapi_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(postgres_dsn)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        dsn = postgres_dsn.rsplit("/", 1)[0] + f"/{name}"
+    async with temporary_database(postgres_dsn, "fuzz_openapi") as dsn:
         for projection in projections_for(TribalSettings(postgres_dsn=dsn, weaviate_url="")):
             await projection.setup()
             await projection.close()
         yield dsn
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
 
 
 def fuzzed_app(settings: TribalSettings, sink: MemorySink) -> Starlette:

@@ -5,21 +5,19 @@ import, a late producer) end in the same facts as the same turns in order."""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from uuid import NAMESPACE_URL, UUID, uuid5
-
-import pytest
 
 from devstack.memory import Memory, config, memory
 from events.base import Event
 from events.facts import RelationshipAsserted, RelationshipInvalidated
 from events.memory import TurnRecorded
-from projections.base import Applied
-from projections.graph import GraphProjection, graph_projection
+from projections.graph import GraphProjection
 from projections.graph import queries as q
 from streams.memory.config import SummarizationConfig
-from tests.projections.test_runner import fresh_database
+from tests.projections import test_graph
+from tests.projections.test_graph import Feed
 
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 SAID = [
@@ -126,26 +124,7 @@ async def test_episodes_facts_and_summaries_carry_the_time_the_turns_were_said()
     assert [s.occurred_at for s in summaries] == [week(3), week(7)]
 
 
-class Feed:
-    """Facts events at consecutive offsets of ``memory.facts``, as the runner applies them."""
-
-    def __init__(self, projection: GraphProjection) -> None:
-        self.projection, self.offset = projection, 0
-
-    async def __call__(self, events: Sequence[Event]) -> None:
-        batch = [Applied("tribal.memory.facts", 0, self.offset + i, None, e)
-                 for i, e in enumerate(events)]  # fmt: skip
-        self.offset += len(batch)
-        await self.projection.apply(batch)
-
-
-@pytest.fixture
-async def graph(postgres_dsn: str) -> AsyncIterator[GraphProjection]:
-    projection = graph_projection(await fresh_database(postgres_dsn))
-    await projection.setup()
-    await projection.positions()
-    yield projection
-    await projection.close()
+graph = test_graph.graph  # the same fixture: a graph projection on a fresh database
 
 
 async def graph_facts(graph: GraphProjection, group_id: str, as_of: datetime) -> list[Fact]:
@@ -165,10 +144,10 @@ async def test_the_graph_holds_the_same_facts_whatever_order_the_turns_arrived_i
     graph: GraphProjection,
 ) -> None:
     feed = Feed(graph)
-    await feed(await facts_of(memory(), turns("acme:ordered")))
+    await feed(*await facts_of(memory(), turns("acme:ordered")))
     arriving = turns("acme:shuffled")
     random.Random(7).shuffle(arriving)
-    await feed(await facts_of(memory(), arriving))
+    await feed(*await facts_of(memory(), arriving))
     for moment in (week(3), week(6), datetime.now(UTC)):
         ordered = await graph_facts(graph, "acme:ordered", moment)
         assert ordered

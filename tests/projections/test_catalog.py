@@ -10,10 +10,10 @@ import pytest
 from events.base import Event
 from events.documents import DomainDocumented, TableDocumented
 from events.schema import Column, ForeignKey, IncomingForeignKey, TableDropped, TableObserved
-from projections.base import Applied
 from projections.catalog import CatalogProjection, catalog_projection
 from projections.catalog import queries as q
 from projections.catalog.models import DomainInfo, TableNotFoundError
+from tests.projections.feed import RunnerFeed, opened
 from tests.projections.test_runner import fresh_database
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -92,34 +92,18 @@ def documented(table: str, hash_: str, *, at: int = 0, domain: str = "sales") ->
     )
 
 
-class Feed:
-    """Applies events with consecutive offsets per topic, as the runner would."""
+class Feed(RunnerFeed):
+    """The catalog's events: documentation from its topic, snapshots from schema changes."""
 
-    def __init__(self, projection: CatalogProjection) -> None:
-        self.projection = projection
-        self.next: dict[str, int] = {}
-
-    def batch(self, *events: Event) -> list[Applied]:
-        out = []
-        for e in events:
-            documented = isinstance(e, TableDocumented | DomainDocumented)
-            topic = "tribal.tables.documented" if documented else "tribal.schema.changes"
-            offset = self.next.get(topic, 0)
-            self.next[topic] = offset + 1
-            out.append(Applied(topic, 0, offset, None, e))
-        return out
-
-    async def __call__(self, *events: Event) -> int:
-        return await self.projection.apply(self.batch(*events))
+    def topic(self, event: Event) -> str:
+        documented = isinstance(event, TableDocumented | DomainDocumented)
+        return "tribal.tables.documented" if documented else "tribal.schema.changes"
 
 
 @pytest.fixture
 async def catalog(postgres_dsn: str) -> AsyncIterator[CatalogProjection]:
-    projection = catalog_projection(await fresh_database(postgres_dsn))
-    await projection.setup()
-    await projection.positions()
-    yield projection
-    await projection.close()
+    async with opened(catalog_projection(await fresh_database(postgres_dsn))) as projection:
+        yield projection
 
 
 async def test_documentation_written_before_the_snapshot_is_merged_when_the_table_appears(

@@ -18,6 +18,7 @@ from projections.catalog.joins import Edge, TableRef, join_types, shortest_path
 from projections.catalog.models import JoinPath, TableNotFoundError
 from projections.runner import ProjectionRunner
 from sources.pg_catalog import introspect
+from tests.projections.feed import opened
 from tests.projections.test_runner import fresh_database
 
 # Odd identifiers on purpose: the snippet must quote them to run.
@@ -58,15 +59,16 @@ async def observe_shop(dsn: str) -> list[TableObserved]:
 @pytest.fixture
 async def shop(postgres_dsn: str) -> AsyncIterator[tuple[CatalogProjection, asyncpg.Pool]]:
     dsn = await fresh_database(postgres_dsn)
-    projection = catalog_projection(dsn)
-    await projection.setup()
-    await projection.positions()
-    tables = await observe_shop(dsn)
+    async with opened(catalog_projection(dsn)) as projection:
+        await observed(projection, await observe_shop(dsn))
+        yield projection, projection.pool
+
+
+async def observed(projection: CatalogProjection, tables: list[TableObserved]) -> None:
+    """Apply the snapshots as the runner would from ``tribal.schema.changes``."""
     await projection.apply(
         [Applied("tribal.schema.changes", 0, n, None, t) for n, t in enumerate(tables)]
     )
-    yield projection, projection.pool
-    await projection.close()
 
 
 async def run(pool: asyncpg.Pool, path: JoinPath) -> list[asyncpg.Record]:

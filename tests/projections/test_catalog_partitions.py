@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from projections.base import Applied
-from projections.catalog import CatalogProjection, catalog_projection
+from projections.catalog import catalog_projection
 from projections.catalog import queries as q
 from sources.pg_catalog import introspect
-from tests.projections.test_catalog_join_path import run
+from tests.projections.feed import opened
+from tests.projections.test_catalog_join_path import observed, run
 from tests.projections.test_runner import fresh_database
 from tests.sources.test_postgres_partitions import EVENTS as PARTITIONED
 
@@ -44,14 +44,9 @@ async def catalog(postgres_dsn: str) -> AsyncIterator[asyncpg.Pool]:
         tables = await introspect(conn, "app")
     finally:
         await conn.close()
-    projection: CatalogProjection = catalog_projection(dsn)
-    await projection.setup()
-    await projection.positions()
-    await projection.apply(
-        [Applied("tribal.schema.changes", 0, n, None, t) for n, t in enumerate(tables)]
-    )
-    yield projection.pool
-    await projection.close()
+    async with opened(catalog_projection(dsn)) as projection:
+        await observed(projection, tables)
+        yield projection.pool
 
 
 async def test_the_join_path_runs_through_the_partitioned_table(catalog: asyncpg.Pool) -> None:

@@ -17,9 +17,9 @@ from events.facts import (
     RelationshipInvalidated,
 )
 from events.memory import MemoryForgotten
-from projections.base import Applied
 from projections.graph import GraphProjection, graph_projection
 from projections.graph import queries as q
+from tests.projections.feed import RunnerFeed, opened
 from tests.projections.test_runner import fresh_database
 
 GROUP = "acme:s1"
@@ -83,35 +83,18 @@ def career() -> list[Event]:
     ]
 
 
-class Feed:
-    """Applies events at consecutive offsets of their topic, as the runner would."""
+class Feed(RunnerFeed):
+    """The graph's events: forgets from the turns, everything else from the facts."""
 
-    def __init__(self, projection: GraphProjection) -> None:
-        self.projection = projection
-        self.next: dict[str, int] = {}
-
-    def batch(self, *events: Event) -> list[Applied]:
-        out = []
-        for e in events:
-            topic = (
-                "tribal.memory.turns" if isinstance(e, MemoryForgotten) else "tribal.memory.facts"
-            )
-            offset = self.next.get(topic, 0)
-            self.next[topic] = offset + 1
-            out.append(Applied(topic, 0, offset, None, e))
-        return out
-
-    async def __call__(self, *events: Event) -> int:
-        return await self.projection.apply(self.batch(*events))
+    def topic(self, event: Event) -> str:
+        forget = isinstance(event, MemoryForgotten)
+        return "tribal.memory.turns" if forget else "tribal.memory.facts"
 
 
 @pytest.fixture
 async def graph(postgres_dsn: str) -> AsyncIterator[GraphProjection]:
-    projection = graph_projection(await fresh_database(postgres_dsn))
-    await projection.setup()
-    await projection.positions()
-    yield projection
-    await projection.close()
+    async with opened(graph_projection(await fresh_database(postgres_dsn))) as projection:
+        yield projection
 
 
 async def employers(

@@ -17,6 +17,7 @@ from projections.graph import changes, graph_projection
 from projections.graph import queries as q
 from projections.graph.models import InvalidGroupIdError
 from projections.runner import ProjectionRunner
+from tests.projections.feed import opened
 from tests.projections.test_graph import (
     ACME,
     ALICE,
@@ -81,11 +82,8 @@ async def test_no_graph_query_can_be_called_without_group_id(fn: Callable[..., A
 
 
 async def test_one_tenants_memory_is_never_visible_to_another(postgres_dsn: str) -> None:
-    graph = graph_projection(await fresh_database(postgres_dsn))
-    await graph.setup()
-    await graph.positions()
     a, b = "tenantA:s1", "tenantB:s1"
-    try:
+    async with opened(graph_projection(await fresh_database(postgres_dsn))) as graph:
         # Same entity and relationship ids in both groups: isolation must not rely on ids.
         await Feed(graph)(
             people(a),
@@ -108,8 +106,6 @@ async def test_one_tenants_memory_is_never_visible_to_another(postgres_dsn: str)
         assert alice_in_b is not None
         assert alice_in_b.entity.name == "Bob"
         assert alice_in_b.relationships == ()
-    finally:
-        await graph.close()
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from projections.base import Applied
 from projections.deadletters import DeadLetterProjection
 from projections.runner import ProjectionRunner
 from runtime import databases
+from tests.projections.feed import opened
 
 
 async def fresh_database(postgres_dsn: str) -> str:
@@ -32,11 +33,8 @@ def dead(n: int) -> DeadLettered:
 
 
 async def test_a_batch_applied_twice_changes_nothing_the_second_time(postgres_dsn: str) -> None:
-    projection = DeadLetterProjection(await fresh_database(postgres_dsn))
-    await projection.setup()
-    await projection.positions()
     batch = [Applied("tribal.deadletter", 0, n, f"k{n}", dead(n)) for n in range(5)]
-    try:
+    async with opened(DeadLetterProjection(await fresh_database(postgres_dsn))) as projection:
         assert await projection.apply(batch) == 5
         assert await projection.apply(batch) == 0
         assert (
@@ -46,25 +44,18 @@ async def test_a_batch_applied_twice_changes_nothing_the_second_time(postgres_ds
         summary = await projection.summary()
         assert summary["total"] == 6
         assert summary["by_code"] == {"NOT_WIRE_FORMAT": 3, "UNKNOWN_SCHEMA_ID": 3}
-    finally:
-        await projection.close()
 
 
 async def test_a_dead_letter_with_a_nul_or_a_lone_surrogate_is_stored_escaped(
     postgres_dsn: str,
 ) -> None:
-    projection = DeadLetterProjection(await fresh_database(postgres_dsn))
-    await projection.setup()
-    await projection.positions()
     hostile = dead(0).model_copy(
         update={"origin_key": "k\x00\ud800", "error_message": "quoting \x00 the payload"}
     )
-    try:
+    async with opened(DeadLetterProjection(await fresh_database(postgres_dsn))) as projection:
         assert await projection.apply([Applied("tribal.deadletter", 0, 0, "k", hostile)]) == 1
         latest = (await projection.summary())["latest"]
         assert latest[0]["error_message"] == "quoting \\x00 the payload"
-    finally:
-        await projection.close()
 
 
 @pytest.mark.slow

@@ -34,6 +34,7 @@ from projections.catalog import CatalogProjection, catalog_projection
 from projections.catalog import queries as q
 from sources.sink import MemorySink
 from sources.turns import MemoryIngestor
+from tests.projections.feed import opened
 from tests.projections.test_catalog import Feed, customers, orders
 from tests.projections.test_runner import fresh_database
 
@@ -250,12 +251,9 @@ def test_absurd_parameters_are_refused_by_the_http_api(
 
 @pytest.fixture
 async def catalog(postgres_dsn: str) -> AsyncIterator[CatalogProjection]:
-    projection = catalog_projection(await fresh_database(postgres_dsn))
-    await projection.setup()
-    await projection.positions()
-    await Feed(projection)(customers(), orders())
-    yield projection
-    await projection.close()
+    async with opened(catalog_projection(await fresh_database(postgres_dsn))) as projection:
+        await Feed(projection)(customers(), orders())
+        yield projection
 
 
 async def _tables(projection: CatalogProjection) -> list[str]:

@@ -7,42 +7,26 @@ back, and a refused request is proven to have recorded nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
-from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from api.auth import ApiKeyMiddleware
 from api.mcp_server import build_mcp
-from api.memory import memory_routes
 from api.services.context import ServiceContext
 from events.memory import SystemEventRecorded, TurnRecorded, episode_id_for
 from runtime.settings import TribalSettings
 from sources.sink import MemorySink
 from sources.turns import MemoryIngestor
+from tests.api import writes
 
-KEYS = {"key-acme": "acme", "key-globex": "globex"}
-ACME = {"authorization": "Bearer key-acme"}
 SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
 
-@pytest.fixture
-def sink() -> MemorySink:
-    return MemorySink()
-
-
-@pytest.fixture
-def client(sink: MemorySink) -> Iterator[TestClient]:
-    ingestor = MemoryIngestor(sink)
-    app = Starlette(routes=memory_routes(lambda: ingestor))
-    app.add_middleware(ApiKeyMiddleware, keys=KEYS)
-    with TestClient(app, headers=ACME) as c:
-        yield c
+sink, client = writes.sink, writes.client  # the same fixtures: acme's client of the memory routes
 
 
 def turns(sink: MemorySink) -> list[TurnRecorded]:

@@ -10,19 +10,16 @@ while they do not exist.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
 import pytest
 from pydantic import ValidationError
-from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 from starlette.testclient import TestClient
 
-from api.auth import ApiKeyMiddleware
 from api.endpoint import MAX_BODY_BYTES
-from api.memory import memory_routes
 from api.schemas.catalog import (
     GetJoinPathInput,
     GetTableSchemaInput,
@@ -33,13 +30,12 @@ from api.schemas.knowledge import RetrieveRequest
 from projections.catalog import CatalogProjection, catalog_projection
 from projections.catalog import queries as q
 from sources.sink import MemorySink
-from sources.turns import MemoryIngestor
+from tests.api import writes
+from tests.api.writes import memory_app
 from tests.projections.feed import opened
 from tests.projections.test_catalog import Feed, customers, orders
 from tests.projections.test_runner import fresh_database
 
-KEYS = {"key-acme": "acme", "key-globex": "globex"}
-ACME = {"authorization": "Bearer key-acme"}
 # Every hostile id below claims the caller's own tenant, so the refusal is about its shape.
 HOSTILE_GROUP_IDS = [
     "acme",
@@ -66,18 +62,7 @@ SQL_NAMES = [
 ]
 
 
-@pytest.fixture
-def sink() -> MemorySink:
-    return MemorySink()
-
-
-@pytest.fixture
-def client(sink: MemorySink) -> Iterator[TestClient]:
-    ingestor = MemoryIngestor(sink)
-    app = Starlette(routes=memory_routes(lambda: ingestor))
-    app.add_middleware(ApiKeyMiddleware, keys=KEYS)
-    with TestClient(app, headers=ACME) as c:
-        yield c
+sink, client = writes.sink, writes.client  # the same fixtures: acme's client of the memory routes
 
 
 def _error(resp: Any) -> dict[str, Any]:
@@ -86,15 +71,20 @@ def _error(resp: Any) -> dict[str, Any]:
     return error
 
 
+def lane_writes(group_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """A write of each kind into the lane ``group_id``: its path and body."""
+    return [
+        ("/v1/memory/turns", {"group_id": group_id, "user_message": "hi"}),
+        ("/v1/memory/events", {"group_id": group_id, "event_type": "tool", "content": "ran"}),
+        ("/v1/memory/forget", {"group_id": group_id}),
+    ]
+
+
 @pytest.mark.parametrize("group_id", HOSTILE_GROUP_IDS)
 def test_a_malformed_group_id_is_refused_and_nothing_is_recorded(
     client: TestClient, sink: MemorySink, group_id: str
 ) -> None:
-    for path, body in [
-        ("/v1/memory/turns", {"group_id": group_id, "user_message": "hi"}),
-        ("/v1/memory/events", {"group_id": group_id, "event_type": "tool", "content": "ran"}),
-        ("/v1/memory/forget", {"group_id": group_id}),
-    ]:
+    for path, body in lane_writes(group_id):
         resp = client.post(path, json=body)
         assert resp.status_code == 422, (path, resp.text)
         error = _error(resp)
@@ -107,11 +97,7 @@ def test_a_malformed_group_id_is_refused_and_nothing_is_recorded(
 def test_writing_into_another_tenants_lane_is_forbidden(
     client: TestClient, sink: MemorySink, group_id: str
 ) -> None:
-    for path, body in [
-        ("/v1/memory/turns", {"group_id": group_id, "user_message": "hi"}),
-        ("/v1/memory/events", {"group_id": group_id, "event_type": "tool", "content": "ran"}),
-        ("/v1/memory/forget", {"group_id": group_id}),
-    ]:
+    for path, body in lane_writes(group_id):
         resp = client.post(path, json=body)
         assert resp.status_code == 403, (path, resp.text)
         assert _error(resp)["code"] == "FORBIDDEN"
@@ -128,9 +114,7 @@ def test_writing_into_another_tenants_lane_is_forbidden(
 def test_a_request_without_a_valid_key_is_unauthorized(
     sink: MemorySink, headers: dict[str, str]
 ) -> None:
-    app = Starlette(routes=memory_routes(lambda: MemoryIngestor(sink)))
-    app.add_middleware(ApiKeyMiddleware, keys=KEYS)
-    with TestClient(app) as c:
+    with TestClient(memory_app(sink)) as c:
         resp = c.post(
             "/v1/memory/turns",
             json={"group_id": "acme:s1", "user_message": "hi"},

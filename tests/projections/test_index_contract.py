@@ -35,6 +35,17 @@ def embedder() -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder()
 
 
+async def fresh_index(request: pytest.FixtureRequest, prefix: str) -> SearchIndex:
+    """An index of the adapter ``request.param`` names, not set up yet, that no other test
+    shares: in a fresh database, or in collections named ``<prefix><10 hex digits>``."""
+    if request.param == "pgvector":
+        dsn = await fresh_database(request.getfixturevalue("postgres_dsn"))
+        return PgVectorIndex(dsn, model=MODEL)
+    w = request.getfixturevalue("weaviate")
+    prefix = f"{prefix}{uuid.uuid4().hex[:10]}"
+    return WeaviateIndex(w.http_host, w.http_port, w.grpc_host, w.grpc_port, prefix, MODEL)
+
+
 @pytest.fixture(
     params=[
         pytest.param("pgvector", marks=pytest.mark.postgres),
@@ -42,15 +53,7 @@ def embedder() -> SentenceTransformerEmbedder:
     ]
 )
 async def index(request: pytest.FixtureRequest) -> AsyncIterator[SearchIndex]:
-    idx: SearchIndex
-    if request.param == "pgvector":
-        idx = PgVectorIndex(
-            await fresh_database(request.getfixturevalue("postgres_dsn")), model=MODEL
-        )
-    else:
-        w = request.getfixturevalue("weaviate")
-        prefix = f"T{uuid.uuid4().hex[:10]}"
-        idx = WeaviateIndex(w.http_host, w.http_port, w.grpc_host, w.grpc_port, prefix, MODEL)
+    idx = await fresh_index(request, "T")
     await idx.setup()
     yield idx
     await idx.drop()

@@ -28,9 +28,9 @@ from projections.health import HealthBoard, stuck_stages
 from projections.index.pgvector import PgVectorIndex
 from projections.index.port import Kind, SearchIndex
 from projections.index.projection import IndexProjection
-from projections.index.weaviate import WeaviateIndex
 from projections.runner import ProjectionRunner
 from streams.failures import FailureKind, classify
+from tests.projections.test_index_contract import fresh_index
 from tests.projections.test_index_events import MODEL
 from tests.projections.test_runner import dead, fresh_database
 
@@ -67,15 +67,7 @@ def poisoned(adapter: str) -> EpisodeRecorded:
 
 @pytest.fixture(params=["pgvector", "weaviate"])
 async def index(request: pytest.FixtureRequest) -> AsyncIterator[tuple[str, SearchIndex]]:
-    idx: SearchIndex
-    if request.param == "pgvector":
-        idx = PgVectorIndex(
-            await fresh_database(request.getfixturevalue("postgres_dsn")), model=MODEL
-        )
-    else:
-        w = request.getfixturevalue("weaviate")
-        prefix = f"P{uuid.uuid4().hex[:10]}"
-        idx = WeaviateIndex(w.http_host, w.http_port, w.grpc_host, w.grpc_port, prefix, MODEL)
+    idx = await fresh_index(request, "P")
     await idx.setup()
     yield request.param, idx
     await idx.setup()  # the runner closed it

@@ -21,13 +21,7 @@ from pathlib import Path
 import pytest
 
 from devstack.kafka import KafkaNode
-from devstack.pipeline import (
-    Pipeline,
-    WorkerProcess,
-    eventually,
-    isolated_settings,
-    kb_article,
-)
+from devstack.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings, kb_article
 from events.base import Event
 from events.chunks import DocumentChunked
 from events.kb import KbArticleUpserted

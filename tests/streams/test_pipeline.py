@@ -8,13 +8,7 @@ from pathlib import Path
 import pytest
 
 from devstack import Broker
-from devstack.pipeline import (
-    Pipeline,
-    WorkerProcess,
-    eventually,
-    isolated_settings,
-    kb_article,
-)
+from devstack.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings, kb_article
 from events.chunks import ChunksEmbedded, DocumentChunked
 from events.deadletter import DeadLettered
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -28,7 +29,7 @@ from events.chunks import DocumentChunked
 from events.deadletter import DeadLettered
 from events.kb import KbArticleDeleted, KbArticleUpserted
 from events.registry.file import FileSchemaRegistry
-from events.serde import DecodeError, EventSerde
+from events.serde import DecodeError, DecodeErrorCode, EventSerde
 from runtime.settings import TribalSettings
 from streams.chunker.kb import chunk_kb_article
 from streams.wiring import Emit, Handler, ProcessingError
@@ -36,15 +37,7 @@ from tests.reliability.bad_inputs.poison import Poison, corpus, wire
 
 KB = "tribal.kb.articles"
 TURNS = "tribal.memory.turns"
-DECODE_CODES = {
-    "NOT_WIRE_FORMAT",
-    "UNKNOWN_SCHEMA_ID",
-    "UNKNOWN_EVENT_TYPE",
-    "MALFORMED_PAYLOAD",
-    "INCOMPATIBLE_SCHEMA",
-    "NEWER_SCHEMA_VERSION",
-    "INVALID_EVENT",
-}
+DECODE_CODES = set(get_args(DecodeErrorCode))
 
 
 @pytest.fixture

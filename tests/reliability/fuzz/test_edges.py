@@ -99,11 +99,9 @@ def _sent(resp: Any) -> Sent:
     return Sent(resp.status_code, body, None)
 
 
-@EDGE
-@given(call=st.one_of(valid_turns(TENANTS), hostile_turns(), hostile_events(), hostile_forgets()))
-def test_a_memory_write_records_exactly_one_valid_event_or_is_refused_with_an_agent_error(
-    edge: Edge, call: HttpCall
-) -> None:
+def written(edge: Edge, call: HttpCall) -> tuple[Any, list[Any]] | None:
+    """Send a write; None when it was refused with an agent error (having recorded
+    nothing), else its answer (a 202) and the records it wrote."""
     before = len(edge.sink.emitted)
     resp = edge.client.request(call.method, call.path, content=call.body, headers=JSON)
     entry = classify_http(call.surface, _sent(resp))
@@ -113,9 +111,20 @@ def test_a_memory_write_records_exactly_one_valid_event_or_is_refused_with_an_ag
     if entry.outcome == "rejected":
         assert 400 <= resp.status_code < 500
         assert emitted == [], "a refused write recorded something"
-        return
+        return None
     assert resp.status_code == 202, resp.text
-    [record] = emitted
+    return resp, emitted
+
+
+@EDGE
+@given(call=st.one_of(valid_turns(TENANTS), hostile_turns(), hostile_events(), hostile_forgets()))
+def test_a_memory_write_records_exactly_one_valid_event_or_is_refused_with_an_agent_error(
+    edge: Edge, call: HttpCall
+) -> None:
+    sent = written(edge, call)
+    if sent is None:
+        return
+    resp, [record] = sent
     assert isinstance(record.event, WRITES[call.path])
     assert isinstance(record.event, TurnRecorded | SystemEventRecorded | MemoryForgotten)
     # What the worker reads back is the very event accepted: the edge let nothing through
@@ -128,17 +137,10 @@ def test_a_memory_write_records_exactly_one_valid_event_or_is_refused_with_an_ag
 def recorded_whole(edge: Edge, call: HttpCall) -> tuple[list[Any], list[Any]] | None:
     """Send a batch write; None when it was refused (having recorded nothing), else its
     receipts and the records it wrote, each a valid turn keyed by its group."""
-    before = len(edge.sink.emitted)
-    resp = edge.client.request(call.method, call.path, content=call.body, headers=JSON)
-    entry = classify_http(call.surface, _sent(resp))
-    assert entry.problem is None, entry.problem
-    event(f"{call.surface}: {entry.outcome} {entry.code or ''}")
-    emitted = edge.sink.emitted[before:]
-    if entry.outcome == "rejected":
-        assert 400 <= resp.status_code < 500
-        assert emitted == [], "a refused batch recorded something"
+    sent = written(edge, call)
+    if sent is None:
         return None
-    assert resp.status_code == 202, resp.text
+    resp, emitted = sent
     for record in emitted:
         assert isinstance(record.event, TurnRecorded)
         assert edge.serde.decode(edge.serde.encode(record.event, TURNS)) == record.event

@@ -126,6 +126,17 @@ async def _wait_for_chunks(pipeline: Pipeline, n: int) -> None:
     await eventually(enough, timeout=60)
 
 
+async def _chunked_after_restart(again: Stack) -> list[str]:
+    """The ten articles written before the restart are kept, and an eleventh is chunked
+    (the worker has resumed): the document of every chunk event since the start."""
+    pipeline = again.pipeline()
+    assert len(await pipeline.read_all("kb.articles")) == 10
+    await pipeline.produce("kb.articles", [("kb-10", kb_article(10))])
+    await _wait_for_chunks(pipeline, 11)
+    await asyncio.sleep(2)
+    return await _chunk_docs(pipeline)
+
+
 async def test_tribal_up_answers_healthz_and_restarts_without_losing_or_reprocessing(
     data_dir: Path,
 ) -> None:
@@ -146,14 +157,8 @@ async def test_tribal_up_answers_healthz_and_restarts_without_losing_or_reproces
 
     again = Stack(data_dir).start()
     try:
-        pipeline = again.pipeline()
-        assert len(await pipeline.read_all("kb.articles")) == 10
-        # A new article proves the worker has resumed; had it re-processed the old
-        # ten, there would be more than eleven chunk events.
-        await pipeline.produce("kb.articles", [("kb-10", kb_article(10))])
-        await _wait_for_chunks(pipeline, 11)
-        await asyncio.sleep(2)
-        docs = await _chunk_docs(pipeline)
+        # Had it re-processed the old ten, there would be more than eleven chunk events.
+        docs = await _chunked_after_restart(again)
         assert sorted(docs) == sorted(f"kb:kb-{n}" for n in range(11))
         assert again.stop() == 0
     finally:
@@ -180,12 +185,7 @@ async def test_after_kill_9_nothing_is_lost_and_at_most_the_last_batch_is_redone
 
     again = Stack(data_dir).start()
     try:
-        pipeline = again.pipeline()
-        assert len(await pipeline.read_all("kb.articles")) == 10
-        await pipeline.produce("kb.articles", [("kb-10", kb_article(10))])
-        await _wait_for_chunks(pipeline, 11)
-        await asyncio.sleep(2)
-        docs = await _chunk_docs(pipeline)
+        docs = await _chunked_after_restart(again)
         assert set(docs) == {f"kb:kb-{n}" for n in range(11)}
         # re-processing is bounded by the one batch that was not yet committed
         assert len(docs) <= 11 + 10

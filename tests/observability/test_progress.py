@@ -36,9 +36,9 @@ def test_a_partition_is_stalled_only_while_it_has_work_and_its_offset_stands_sti
     assert tracker.observe({key: PartitionProgress(12, 13)}, now=95)[0].seconds == 5
 
 
-async def test_group_progress_reads_committed_and_end_offsets_on_both_brokers(
-    broker: Broker, tmp_path: Path
-) -> None:
+async def four_articles(broker: Broker, tmp_path: Path) -> tuple[Pipeline, str, int]:
+    """Four records on one partition of ``kb.articles``: the pipeline, the full topic name
+    and the partition."""
     pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path))
     await pipeline.create_topics()
     await pipeline.produce(
@@ -48,18 +48,27 @@ async def test_group_progress_reads_committed_and_end_offsets_on_both_brokers(
     assert sum(p.end for p in progress.values()) == 4
     assert all(p.committed is None for p in progress.values())
     [(full, partition)] = [k for k, p in progress.items() if p.end]
+    return pipeline, full, partition
 
+
+async def commit(bootstrap: str, group: str, full: str, partition: int, offset: int) -> None:
+    """Commit ``offset`` of the partition for consumer group ``group``."""
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=broker.bootstrap,
-        group_id=pipeline.settings.consumer_group,
-        enable_auto_commit=False,
+        bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False
     )
     await consumer.start()
     try:
         consumer.assign([TopicPartition(full, partition)])
-        await consumer.commit({TopicPartition(full, partition): OffsetAndMetadata(3, "")})
+        await consumer.commit({TopicPartition(full, partition): OffsetAndMetadata(offset, "")})
     finally:
         await consumer.stop()
+
+
+async def test_group_progress_reads_committed_and_end_offsets_on_both_brokers(
+    broker: Broker, tmp_path: Path
+) -> None:
+    pipeline, full, partition = await four_articles(broker, tmp_path)
+    await commit(broker.bootstrap, pipeline.settings.consumer_group, full, partition, 3)
     progress = await group_progress(pipeline.settings, ["kb.articles"])
     assert progress[(full, partition)] == PartitionProgress(3, 4)
     assert progress[(full, partition)].behind == 1
@@ -90,24 +99,8 @@ async def test_lag_reads_the_group_of_the_role_that_consumes_the_topic(
 ) -> None:
     from runtime.observability.progress import role_group
 
-    pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path))
-    await pipeline.create_topics()
-    await pipeline.produce(
-        "kb.articles", [("kb-1", KbArticleDeleted(article_id=f"kb-{n}")) for n in range(4)]
-    )
-    [(full, partition)] = [
-        k for k, p in (await group_progress(pipeline.settings, ["kb.articles"])).items() if p.end
-    ]
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=broker.bootstrap,
-        group_id=role_group(pipeline.settings, "chunk"),  # a `tribal worker --role chunk`
-        enable_auto_commit=False,
-    )
-    await consumer.start()
-    try:
-        consumer.assign([TopicPartition(full, partition)])
-        await consumer.commit({TopicPartition(full, partition): OffsetAndMetadata(4, "")})
-    finally:
-        await consumer.stop()
+    pipeline, full, partition = await four_articles(broker, tmp_path)
+    chunker = role_group(pipeline.settings, "chunk")  # a `tribal worker --role chunk`
+    await commit(broker.bootstrap, chunker, full, partition, 4)
     progress = await group_progress(pipeline.settings, ["kb.articles"])
     assert progress[(full, partition)] == PartitionProgress(4, 4)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import os
 import random
@@ -22,6 +21,7 @@ from projections.index.port import SearchMode
 from projections.rebuild import rebuild
 from projections.registry import projections_for
 from projections.runner import ProjectionRunner
+from tests.projections.test_rebuild import isolated_pipeline, running
 from tests.projections.test_runner import fresh_database
 
 pytestmark = pytest.mark.slow
@@ -84,26 +84,17 @@ async def load(pipeline: Pipeline, docs: list[tuple[DocumentChunked, ChunksEmbed
 async def test_rebuild_index_swaps_without_a_failed_query(
     broker: Broker, postgres_dsn: str, tmp_path: Path
 ) -> None:
-    dsn = await fresh_database(postgres_dsn)
-    settings = isolated_settings(broker.bootstrap, tmp_path, postgres_dsn=dsn)
-    pipeline = Pipeline(settings)
-    await pipeline.create_topics()
+    pipeline = await isolated_pipeline(broker, postgres_dsn, tmp_path)
+    settings = pipeline.settings
     await load(pipeline, corpus(60, 10))
-
     [live_projection] = projections_for(settings, ["index"])
     live = ProjectionRunner(live_projection, settings, pipeline.serde)
-    await live.start()
-    await live.catch_up()
-    stop = asyncio.Event()
-    live_task = asyncio.create_task(live.run(stop))
-
     reader = index_from_settings(settings)
-    await reader.setup()
     failures: list[BaseException] = []
     sizes: list[int] = []
     query = fake_vector("def handler_7_3(): process order 7 line item 3 refund")
 
-    async def query_loop() -> None:
+    async def query_loop(stop: asyncio.Event) -> None:
         while not stop.is_set():
             try:
                 hits = await reader.search(
@@ -114,23 +105,22 @@ async def test_rebuild_index_swaps_without_a_failed_query(
                 failures.append(exc)
             await asyncio.sleep(0.01)
 
-    loop_task = asyncio.create_task(query_loop())
-    try:
-        report = await rebuild(settings, "index")
-        assert report.applied == 120  # 60 chunk events + 60 embedding events
-        await load(pipeline, corpus(61, 10)[60:])  # the live runner goes on after the swap
-        for _ in range(100):
-            if await reader.count(Kind.CODE_CHUNK) == 610:
-                break
-            await asyncio.sleep(0.1)
-        assert await reader.count(Kind.CODE_CHUNK) == 610
-    finally:
-        stop.set()
-        await loop_task
-        with contextlib.suppress(Exception):
-            await live_task
-        await live.stop()
-        await reader.close()
+    async with running(live) as stop:
+        await reader.setup()
+        loop_task = asyncio.create_task(query_loop(stop))
+        try:
+            report = await rebuild(settings, "index")
+            assert report.applied == 120  # 60 chunk events + 60 embedding events
+            await load(pipeline, corpus(61, 10)[60:])  # the live runner goes on after the swap
+            for _ in range(100):
+                if await reader.count(Kind.CODE_CHUNK) == 610:
+                    break
+                await asyncio.sleep(0.1)
+            assert await reader.count(Kind.CODE_CHUNK) == 610
+        finally:
+            stop.set()
+            await loop_task
+            await reader.close()
     assert failures == []
     assert len(sizes) > 10
     assert min(sizes) == 5

@@ -29,6 +29,7 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from devstack.children import Children
 from devstack.endpoints import WeaviateEndpoint
 from devstack.fuzz.answers import (
     Sent,
@@ -58,11 +59,11 @@ from devstack.fuzz.ledger import (
     at,
     index_probe,
 )
-from devstack.pipeline import REPO, TRIBAL, Pipeline, isolated_settings, settings_env
+from devstack.pipeline import Pipeline, isolated_settings, settings_env
 from projections.index import index_from_settings
 from projections.index.port import Kind, SearchIndex
 from runtime.databases import drop_database, fresh_database
-from runtime.embedded.process import ChildProcess, free_port
+from runtime.embedded.process import free_port
 
 ANSWER_WITHIN_S = 30.0
 """An edge that has not answered in this long is hung."""
@@ -83,10 +84,13 @@ class FuzzStack:
     weaviate: WeaviateEndpoint | None = None
     stuck_after_s: float = 20.0
     partitions: int = 3
-    children: list[ChildProcess] = field(default_factory=list, init=False)
+    children: Children = field(init=False)
     dsn: str = field(default="", init=False)
     url: str = field(default="", init=False)
     last_search: str = field(default="", init=False)
+
+    def __post_init__(self) -> None:
+        self.children = Children(self.data_dir / "logs")
 
     @property
     def adapter(self) -> str:
@@ -130,21 +134,13 @@ class FuzzStack:
         )
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
-        logs = self.data_dir / "logs"
-        for child_name, args in (
-            ("worker", ["worker"]),
-            ("projections", ["project"]),
-            ("api", ["api", "--port", str(port)]),
-        ):
-            child = ChildProcess(
-                child_name, [*TRIBAL, *args], env=env, log_path=logs / f"{child_name}.log", cwd=REPO
-            )
-            child.start()
-            self.children.append(child)
+        self.children.start("worker", ["worker"], env)
+        self.children.start("projections", ["project"], env)
+        self.children.start("api", ["api", "--port", str(port)], env)
         self.http = httpx.AsyncClient(base_url=self.url, timeout=ANSWER_WITHIN_S, limits=LIMITS)
         deadline = time.monotonic() + timeout
         while True:
-            self.check_children()
+            self.children.check()
             with contextlib.suppress(httpx.HTTPError):
                 if (await self.http.get("/healthz")).status_code == 200:
                     break
@@ -155,22 +151,11 @@ class FuzzStack:
         await self.index.setup()
         return self
 
-    def check_children(self) -> None:
-        dead = [c.name for c in self.children if not c.alive()]
-        if dead:
-            raise RuntimeError(f"{', '.join(dead)} exited\n{self.logs()}")
-
-    def logs(self, tail: int = 3000) -> str:
-        parts = []
-        for child in self.children:
-            if child.log_path is not None and child.log_path.exists():
-                text = child.log_path.read_text(errors="replace")[-tail:]
-                parts.append(f"--- {child.name} log (tail) ---\n{text}")
-        return "\n".join(parts)
+    def logs(self) -> str:
+        return self.children.tails()
 
     async def stop(self) -> None:
-        for child in reversed(self.children):
-            await asyncio.to_thread(child.stop, 30.0)
+        await self.children.stop()
         with contextlib.suppress(Exception):
             await self.http.aclose()
         with contextlib.suppress(Exception):
@@ -229,7 +214,7 @@ class FuzzStack:
             pending = [p for p in pending if not await probe(p)]
             if turn_found and not pending:
                 return round(time.monotonic() - t0, 2)
-            self.check_children()
+            self.children.check()
             if time.monotonic() - t0 > timeout:
                 late = ([] if turn_found else ["turn"]) + [p.kind.value for p in pending]
                 seen = "" if turn_found else f" (memory search answered {self.last_search})"

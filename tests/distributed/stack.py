@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import signal
-import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -23,15 +22,15 @@ from typing import Any
 
 import httpx
 
+from devstack.children import Children
 from devstack.endpoints import WeaviateEndpoint
-from devstack.pipeline import REPO, Pipeline, isolated_settings, settings_env
+from devstack.pipeline import Pipeline, isolated_settings, settings_env
 from projections.index import Kind, SearchIndex, index_from_settings
 from runtime.databases import drop_database, fresh_database
 from runtime.embedded.process import ChildProcess, free_port
 from runtime.settings import TribalSettings
 from tests.distributed.corpus import Question, gist
 
-CLI = [sys.executable, "-m", "cli"]
 SERVICES = ("TRIBAL_KAFKA_BOOTSTRAP", "TRIBAL_POSTGRES_DSN", "TRIBAL_WEAVIATE_URL")
 SEARCHABLE = (Kind.CODE_CHUNK, Kind.KB_CHUNK, Kind.TABLE_DOC)
 ANSWER_WITHIN_S = 30.0
@@ -119,38 +118,6 @@ async def wait_settled(api: Api, alive: Callable[[], None], timeout: float, poll
 async def searchable(index: SearchIndex, tenant: str) -> dict[str, int]:
     """Objects with a vector, per kind, of one tenant."""
     return {kind.value: await index.count(kind, tenant) for kind in SEARCHABLE}
-
-
-class Children:
-    """Child processes with logs; every one is stopped by its own pid."""
-
-    def __init__(self, logs: Path) -> None:
-        self.logs = logs
-        self.running: list[ChildProcess] = []
-
-    def start(self, name: str, args: list[str], env: dict[str, str]) -> ChildProcess:
-        log = self.logs / f"{name}.log"
-        child = ChildProcess(name, [*CLI, *args], env=env, log_path=log, cwd=REPO)
-        child.start()
-        self.running.append(child)
-        return child
-
-    def check(self, *expected_dead: ChildProcess) -> None:
-        dead = [c.name for c in self.running if not c.alive() and c not in expected_dead]
-        if dead:
-            raise AssertionError(f"{', '.join(dead)} exited\n{self.tails()}")
-
-    def tails(self, chars: int = 3000) -> str:
-        parts = []
-        for child in self.running:
-            if child.log_path is not None and child.log_path.exists():
-                text = child.log_path.read_text(errors="replace")[-chars:]
-                parts.append(f"--- {child.name} (tail) ---\n{text}")
-        return "\n".join(parts)
-
-    async def stop(self) -> None:
-        for child in reversed(self.running):
-            await asyncio.to_thread(child.stop, 30.0)
 
 
 def sigkill(child: ChildProcess) -> None:

@@ -2,35 +2,21 @@
 
 from __future__ import annotations
 
+from events import chunks, deadletter, documents, facts, files, kb, memory, schema
 from events.base import Event
-from events.chunks import ChunksEmbedded, DocumentChunked, DocumentRetracted
-from events.deadletter import DeadLettered
-from events.documents import DomainDocumented, TableDocumented
-from events.facts import (
-    EntitiesExtracted,
-    EntityMerged,
-    RelationshipAsserted,
-    RelationshipInvalidated,
-)
-from events.files import FileChanged, FileDeleted, FileSkipped
-from events.kb import KbArticleDeleted, KbArticleUpserted
-from events.memory import (
-    EpisodeRecorded,
-    MemoryForgotten,
-    SummaryCreated,
-    SystemEventRecorded,
-    TurnRecorded,
-)
-from events.schema import TableDropped, TableObserved
 from runtime.topics import TOPICS
 
 _EVENTS: tuple[type[Event], ...] = (
-    TableObserved, TableDropped, FileChanged, FileDeleted, FileSkipped,
-    KbArticleUpserted, KbArticleDeleted,
-    TurnRecorded, SystemEventRecorded, MemoryForgotten, EpisodeRecorded, SummaryCreated,
-    TableDocumented, DomainDocumented, DocumentChunked, DocumentRetracted, ChunksEmbedded,
-    EntitiesExtracted, EntityMerged, RelationshipAsserted, RelationshipInvalidated,
-    DeadLettered,
+    schema.TableObserved, schema.TableDropped,
+    files.FileChanged, files.FileDeleted, files.FileSkipped,
+    kb.KbArticleUpserted, kb.KbArticleDeleted,
+    memory.TurnRecorded, memory.SystemEventRecorded, memory.MemoryForgotten,
+    memory.EpisodeRecorded, memory.SummaryCreated,
+    documents.TableDocumented, documents.DomainDocumented,
+    chunks.DocumentChunked, chunks.DocumentRetracted, chunks.ChunksEmbedded,
+    facts.EntitiesExtracted, facts.EntityMerged, facts.RelationshipAsserted,
+    facts.RelationshipInvalidated,
+    deadletter.DeadLettered,
 )  # fmt: skip
 _BY_CLASS_NAME = {event_type.__name__: event_type for event_type in _EVENTS}
 

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from hypothesis import strategies as st
 
+from devstack.fuzz import inputs
 from devstack.fuzz.hostile import (
     ID_CHARS,
     clean_texts,
@@ -23,11 +24,6 @@ from devstack.fuzz.hostile import (
 )
 from devstack.fuzz.inputs import (
     MALFORMED_BODIES,
-    MCP_OTHER,
-    MCP_REQUIRED,
-    MCP_TEXT,
-    SEARCHES,
-    SOURCE_TOPICS,
     Bytes,
     HttpCall,
     Input,
@@ -35,23 +31,6 @@ from devstack.fuzz.inputs import (
     Raw,
     RegistryCall,
     Wire,
-    event,
-    forget_of,
-    imported,
-    marked,
-    mcp,
-    messages,
-    record_schema,
-    register,
-    retrieve,
-    search,
-    turn,
-    wire_article,
-    wire_file,
-    wire_header,
-    wire_table,
-    wire_text,
-    wire_turn,
 )
 from events.limits import QUERY_MAX, RETRIEVE_MESSAGE_MAX
 from events.types import GROUP_ID_PATTERN, TENANT_PATTERN
@@ -93,7 +72,7 @@ def valid_turn_bodies(tenants: list[str]) -> st.SearchStrategy[dict[str, Any]]:
 
 def valid_turns(tenants: list[str]) -> st.SearchStrategy[HttpCall]:
     """Turns any caller may send: valid ids, clean (if unusual) text and metadata."""
-    return valid_turn_bodies(tenants).map(turn)
+    return valid_turn_bodies(tenants).map(inputs.turn)
 
 
 def hostile_turn_bodies() -> st.SearchStrategy[Any]:
@@ -115,7 +94,7 @@ def hostile_turn_bodies() -> st.SearchStrategy[Any]:
 
 
 def hostile_turns() -> st.SearchStrategy[HttpCall]:
-    return st.one_of(hostile_turn_bodies(), st.sampled_from(MALFORMED_BODIES)).map(turn)
+    return st.one_of(hostile_turn_bodies(), st.sampled_from(MALFORMED_BODIES)).map(inputs.turn)
 
 
 def imports(tenants: list[str]) -> st.SearchStrategy[HttpCall]:
@@ -124,7 +103,7 @@ def imports(tenants: list[str]) -> st.SearchStrategy[HttpCall]:
         st.one_of(valid_turn_bodies(tenants), hostile_turn_bodies()), min_size=0, max_size=4
     )
     body = st.fixed_dictionaries({"turns": turns}, optional={"unexpected": json_values()})
-    return st.one_of(body, json_values(), st.sampled_from(MALFORMED_BODIES)).map(imported)
+    return st.one_of(body, json_values(), st.sampled_from(MALFORMED_BODIES)).map(inputs.imported)
 
 
 def conversations(tenants: list[str]) -> st.SearchStrategy[HttpCall]:
@@ -155,7 +134,7 @@ def conversations(tenants: list[str]) -> st.SearchStrategy[HttpCall]:
         {"group_id": group, "messages": st.lists(st.one_of(valid, hostile), max_size=4)},
         optional={"occurred_at": past_times(), "unexpected": json_values()},
     )
-    return st.one_of(body, json_values(), st.sampled_from(MALFORMED_BODIES)).map(messages)
+    return st.one_of(body, json_values(), st.sampled_from(MALFORMED_BODIES)).map(inputs.messages)
 
 
 def hostile_events() -> st.SearchStrategy[HttpCall]:
@@ -167,7 +146,7 @@ def hostile_events() -> st.SearchStrategy[HttpCall]:
             "metadata": hostile_metadata(),
         },
     )
-    return st.one_of(body, st.sampled_from(MALFORMED_BODIES)).map(event)
+    return st.one_of(body, st.sampled_from(MALFORMED_BODIES)).map(inputs.event)
 
 
 def hostile_forgets() -> st.SearchStrategy[HttpCall]:
@@ -177,7 +156,7 @@ def hostile_forgets() -> st.SearchStrategy[HttpCall]:
     def of_scope(scope: str) -> st.SearchStrategy[HttpCall]:
         valid = _VALID_TARGET[scope]
         return st.builds(
-            forget_of,
+            inputs.forget_of,
             scope=st.just(scope),
             tag=tags(),
             reason=st.one_of(st.none(), hostile_texts(), json_values()),
@@ -209,20 +188,20 @@ def hostile_retrieves() -> st.SearchStrategy[HttpCall]:
             "metadata": st.one_of(metadata, json_values()),
         },
     )
-    return st.one_of(body, st.sampled_from(MALFORMED_BODIES)).map(retrieve)
+    return st.one_of(body, st.sampled_from(MALFORMED_BODIES)).map(inputs.retrieve)
 
 
 def hostile_searches() -> st.SearchStrategy[HttpCall]:
     value = st.one_of(hostile_texts().map(lambda s: s[: QUERY_MAX + 50]), st.integers().map(str))
-    by_query = st.sampled_from(sorted(SEARCHES)).flatmap(
-        lambda path: st.dictionaries(st.sampled_from(SEARCHES[path]), value, max_size=4).map(
-            lambda params: search(path, params)
+    by_query = st.sampled_from(sorted(inputs.SEARCHES)).flatmap(
+        lambda path: st.dictionaries(st.sampled_from(inputs.SEARCHES[path]), value, max_size=4).map(
+            lambda params: inputs.search(path, params)
         )
     )
     by_path = st.tuples(
         st.sampled_from(["/v1/tables/", "/v1/domains/", "/v1/memory/entities/"]),
         hostile_texts().map(lambda s: quote(s[:300].encode("utf-8", "surrogatepass"), safe="")),
-    ).map(lambda p: search(p[0] + (p[1] or "x"), {}))
+    ).map(lambda p: inputs.search(p[0] + (p[1] or "x"), {}))
     return st.one_of(by_query, by_path)
 
 
@@ -232,19 +211,22 @@ def hostile_mcp_calls() -> st.SearchStrategy[McpCall]:
 
     def call(tool: str) -> st.SearchStrategy[McpCall]:
         args = st.fixed_dictionaries(
-            {name: hostile_texts() for name in MCP_REQUIRED[tool]},
+            {name: hostile_texts() for name in inputs.MCP_REQUIRED[tool]},
             optional={
                 **{
                     name: hostile_texts()
-                    for name in MCP_TEXT[tool]
-                    if name not in MCP_REQUIRED[tool]
+                    for name in inputs.MCP_TEXT[tool]
+                    if name not in inputs.MCP_REQUIRED[tool]
                 },
-                **{name: st.one_of(json_values(), hostile_metadata()) for name in MCP_OTHER[tool]},
+                **{
+                    name: st.one_of(json_values(), hostile_metadata())
+                    for name in inputs.MCP_OTHER[tool]
+                },
             },
         )
-        return args.map(lambda a: mcp(tool, a))
+        return args.map(lambda a: inputs.mcp(tool, a))
 
-    return st.sampled_from(sorted(MCP_TEXT)).flatmap(call)
+    return st.sampled_from(sorted(inputs.MCP_TEXT)).flatmap(call)
 
 
 def valid_mcp_memories(tenants: list[str]) -> st.SearchStrategy[McpCall]:
@@ -255,13 +237,13 @@ def valid_mcp_memories(tenants: list[str]) -> st.SearchStrategy[McpCall]:
         },
         optional={"agent_response": clean_texts()},
     )
-    return args.map(lambda a: mcp("add_memory", a))
+    return args.map(lambda a: inputs.mcp("add_memory", a))
 
 
 def hostile_registrations() -> st.SearchStrategy[RegistryCall]:
     field_type = st.sampled_from(["string", "int", "long", "boolean", "bytes", "nope", 7])
     schema = st.builds(
-        record_schema,
+        inputs.record_schema,
         name=st.one_of(
             st.text(
                 alphabet=ID_CHARS.replace(".", "").replace("-", ""), min_size=1, max_size=12
@@ -283,7 +265,7 @@ def hostile_registrations() -> st.SearchStrategy[RegistryCall]:
     subject = st.one_of(
         tags().map(lambda t: f"fuzz-{t}"), hostile_texts().map(lambda s: s[:600]), st.just("")
     )
-    writes = st.builds(register, subject, st.one_of(body, st.sampled_from(MALFORMED_BODIES)))
+    writes = st.builds(inputs.register, subject, st.one_of(body, st.sampled_from(MALFORMED_BODIES)))
     reads = st.one_of(
         st.integers(-5, 2**40).map(lambda i: RegistryCall("GET", f"/schemas/ids/{i}")),
         hostile_texts().map(
@@ -300,8 +282,8 @@ def hostile_registrations() -> st.SearchStrategy[RegistryCall]:
 
 def valid_registrations() -> st.SearchStrategy[RegistryCall]:
     return tags().map(
-        lambda t: register(
-            f"fuzz-{t}", {"schema": json.dumps(record_schema(f"R{t}", [("a", "string")]))}
+        lambda t: inputs.register(
+            f"fuzz-{t}", {"schema": json.dumps(inputs.record_schema(f"R{t}", [("a", "string")]))}
         )
     )
 
@@ -311,22 +293,26 @@ def raw_recipes(topic: str, tenants: list[str]) -> st.SearchStrategy[Raw]:
     classes with hostile payloads (control characters, huge or unicode text, odd ids, text
     that is not UTF-8, a schema version from the future)."""
     tenant = st.one_of(st.sampled_from(tenants), hostile_ids())
-    text = hostile_texts().map(wire_text)
-    words = clean_texts(min_size=1).map(wire_text)
+    text = hostile_texts().map(inputs.wire_text)
+    words = clean_texts(min_size=1).map(inputs.wire_text)
     junk = st.one_of(
         st.binary(max_size=200),
         st.sampled_from([b"", b"\x00", b"\x00\x00\x00\x00", b'{"json": true}']),
-        st.tuples(st.integers(0, 2**32 - 1), st.binary(max_size=40)).map(lambda t: wire_header(*t)),
+        st.tuples(st.integers(0, 2**32 - 1), st.binary(max_size=40)).map(
+            lambda t: inputs.wire_header(*t)
+        ),
     ).map(Bytes)
     wire: st.SearchStrategy[Wire]
     if topic == "memory.turns":
         group = st.one_of(
             st.tuples(st.sampled_from(tenants), tags()).map(":".join), hostile_group_ids()
         )
-        wire = st.builds(wire_turn, group, st.one_of(words, text), st.one_of(st.just(""), text))
+        wire = st.builds(
+            inputs.wire_turn, group, st.one_of(words, text), st.one_of(st.just(""), text)
+        )
     elif topic == "kb.articles":
         wire = st.builds(
-            wire_article,
+            inputs.wire_article,
             tenant,
             st.tuples(hostile_ids(), tags()).map("-".join),
             words,
@@ -334,7 +320,7 @@ def raw_recipes(topic: str, tenants: list[str]) -> st.SearchStrategy[Raw]:
         )
     elif topic == "files.changes":
         wire = st.builds(
-            wire_file,
+            inputs.wire_file,
             tenant,
             st.one_of(valid_ids(), hostile_ids()),
             st.tuples(hostile_ids(), tags()).map(lambda p: f"docs/{p[0]}-{p[1]}.md"),
@@ -342,7 +328,7 @@ def raw_recipes(topic: str, tenants: list[str]) -> st.SearchStrategy[Raw]:
         )
     else:
         wire = st.builds(
-            wire_table,
+            inputs.wire_table,
             tenant,
             st.one_of(valid_ids(), hostile_ids()),
             st.just("public"),
@@ -351,10 +337,10 @@ def raw_recipes(topic: str, tenants: list[str]) -> st.SearchStrategy[Raw]:
         )
     tampered = st.one_of(
         wire,
-        wire.map(lambda w: Wire(w.event, marked(w.fields), garble=True)),
+        wire.map(lambda w: Wire(w.event, inputs.marked(w.fields), garble=True)),
         wire.map(lambda w: Wire(w.event, w.fields, schema_version=99)),
     )
-    foreign = st.sampled_from([t for t in SOURCE_TOPICS if t != topic]).flatmap(
+    foreign = st.sampled_from([t for t in inputs.SOURCE_TOPICS if t != topic]).flatmap(
         lambda other: raw_recipes_plain(other, tenants)
     )  # another topic's event
     key = st.one_of(st.none(), st.binary(max_size=40), tags().map(str.encode))
@@ -365,18 +351,18 @@ def raw_recipes_plain(topic: str, tenants: list[str]) -> st.SearchStrategy[Wire]
     """A valid-looking event of ``topic`` (used as a foreign event on another topic)."""
     t = st.sampled_from(tenants)
     if topic == "memory.turns":
-        return st.builds(wire_turn, st.tuples(t, tags()).map(":".join), st.just("hello"))
+        return st.builds(inputs.wire_turn, st.tuples(t, tags()).map(":".join), st.just("hello"))
     if topic == "kb.articles":
-        return st.builds(wire_article, t, tags(), st.just("Title"), st.just("Body text."))
+        return st.builds(inputs.wire_article, t, tags(), st.just("Title"), st.just("Body text."))
     if topic == "files.changes":
         return st.builds(
-            wire_file,
+            inputs.wire_file,
             t,
             st.just("repo"),
             tags().map(lambda p: f"{p}.md"),
             st.just("# Title\n\ntext"),
         )
-    return st.builds(wire_table, t, st.just("db"), st.just("public"), tags(), st.just("c"))
+    return st.builds(inputs.wire_table, t, st.just("db"), st.just("public"), tags(), st.just("c"))
 
 
 def mixes(valid_share: int = 3) -> st.SearchStrategy[list[Input]]:
@@ -397,7 +383,10 @@ def mixes(valid_share: int = 3) -> st.SearchStrategy[list[Input]]:
             st.lists(hostile_mcp_calls(), min_size=3, max_size=6),
             st.lists(hostile_registrations(), min_size=2, max_size=4),
             st.lists(valid_registrations(), min_size=1, max_size=2),
-            *(st.lists(raw_recipes(t, tenants), min_size=2, max_size=5) for t in SOURCE_TOPICS),
+            *(
+                st.lists(raw_recipes(t, tenants), min_size=2, max_size=5)
+                for t in inputs.SOURCE_TOPICS
+            ),
         ]
         return st.tuples(*parts, st.randoms(use_true_random=False)).map(_shuffled)
 

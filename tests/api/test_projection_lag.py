@@ -12,23 +12,11 @@ from starlette.testclient import TestClient
 
 from api.app import create_app
 from devstack.pipeline import Pipeline, isolated_settings
-from events.deadletter import DeadLettered
 from projections.pg import OFFSETS_DDL
 from runtime.databases import fresh_database
+from tests.projections.test_runner import dead
 
 pytestmark = pytest.mark.slow
-
-
-def letter(n: int) -> DeadLettered:
-    return DeadLettered(
-        origin_topic="t.kb.articles",
-        origin_partition=0,
-        origin_offset=n,
-        origin_key=f"kb-{n}",
-        error_code="PROCESSING_FAILED",
-        error_message="bad record",
-        payload=b"\x00",
-    )
 
 
 async def tables(dsn: str) -> set[str]:
@@ -65,7 +53,7 @@ def test_lag_is_read_from_the_stored_offsets_without_creating_projection_tables(
     settings = isolated_settings(tansu_bootstrap, tmp_path, postgres_dsn=dsn)
     pipeline = Pipeline(settings)
     asyncio.run(pipeline.create_topics())
-    asyncio.run(pipeline.produce("deadletter", [(f"kb-{n}", letter(n)) for n in range(3)]))
+    asyncio.run(pipeline.produce("deadletter", [(f"kb-{n}", dead(n)) for n in range(3)]))
     records = asyncio.run(pipeline.read_all("deadletter"))
     with TestClient(create_app(settings)) as client:
         behind = client.get("/healthz").json()["projections"]

@@ -6,10 +6,7 @@ SIGKILL halfway through a backfill, and the answers end the same as the embedded
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from devstack.endpoints import WeaviateEndpoint
 from runtime.topics import TOPICS_BY_NAME
+from tests import test_embedded
 from tests.distributed.corpus import Corpus, questions
 from tests.distributed.stack import (
     DistributedStack,
@@ -31,14 +29,7 @@ from tests.distributed.stack import (
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(480)]
 
 
-@pytest.fixture
-def embedded_dir() -> Iterator[Path]:
-    # Not tmp_path: pytest makes it 0700, and embedded PostgreSQL runs as an
-    # unprivileged account when the tests run as root.
-    root = Path(tempfile.mkdtemp(prefix="tribal-e2e-"))
-    root.chmod(0o755)
-    yield root / "tribal"
-    shutil.rmtree(root, ignore_errors=True)
+embedded_dir = test_embedded.data_dir  # the same fixture: a data dir embedded PostgreSQL can use
 
 
 async def group_members(bootstrap: str, group: str) -> int:

@@ -95,6 +95,25 @@ def test_garbage_past_the_saved_position_is_truncated_too(tmp_path: Path) -> Non
     assert list(reopened.read()) == _rows(range(4))
 
 
+def failed_append(
+    log: PartitionLog,
+    rows: list[dict[str, Any]],
+    torn: bytes,
+    error: OSError,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Append ``rows`` with an Avro writer that writes ``torn`` and then fails with ``error``."""
+
+    def failing_writer(f: Any, schema: Any, records: Any, **kw: Any) -> None:
+        f.write(torn)
+        raise error
+
+    with monkeypatch.context() as patch:
+        patch.setattr(fastavro, "writer", failing_writer)
+        with pytest.raises(OSError, match=str(error.strerror)):
+            log.append(rows)
+
+
 def test_an_append_that_failed_midway_does_not_corrupt_the_next_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -102,14 +121,8 @@ def test_an_append_that_failed_midway_does_not_corrupt_the_next_one(
     log = PartitionLog(tmp_path / "p0")
     log.append(_rows(range(2)))
 
-    def failing_writer(f: Any, schema: Any, records: Any, **kw: Any) -> None:
-        f.write(b"\x02partial block")
-        raise OSError(28, "No space left on device")
-
-    with monkeypatch.context() as patch:
-        patch.setattr(fastavro, "writer", failing_writer)
-        with pytest.raises(OSError, match="No space"):
-            log.append(_rows(range(2, 5)))
+    disk_full = OSError(28, "No space left on device")
+    failed_append(log, _rows(range(2, 5)), b"\x02partial block", disk_full, monkeypatch)
     assert log.position.next_offset == 2
 
     log.append(_rows(range(2, 5)))
@@ -123,14 +136,8 @@ def test_a_failed_first_append_leaves_nothing_behind(
 ) -> None:
     log = PartitionLog(tmp_path / "p0")
 
-    def failing_writer(f: Any, schema: Any, records: Any, **kw: Any) -> None:
-        f.write(b"Obj\x01 torn header")
-        raise OSError(5, "I/O error")
-
-    with monkeypatch.context() as patch:
-        patch.setattr(fastavro, "writer", failing_writer)
-        with pytest.raises(OSError, match="I/O error"):
-            log.append(_rows(range(3)))
+    io_error = OSError(5, "I/O error")
+    failed_append(log, _rows(range(3)), b"Obj\x01 torn header", io_error, monkeypatch)
 
     log.append(_rows(range(3)))
 

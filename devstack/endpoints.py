@@ -8,11 +8,14 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Broker:
-    """A Kafka-API broker: ``name`` is ``"kafka"`` (Apache Kafka) or ``"tansu"``."""
+    """A Kafka-API broker a test runs against."""
 
     name: str
+    """``"kafka"`` (Apache Kafka) or ``"tansu"``."""
     bootstrap: str
+    """``host:port``, for clients."""
     version: str
+    """The broker's version, as the run's header reports it."""
 
 
 @dataclass(frozen=True)

@@ -59,11 +59,14 @@ class HistoryRecord(BaseModel):
 
 @dataclass(frozen=True)
 class HistoryTurn:
-    """A record that is a valid turn; ``where`` names it in the file (``line 12``)."""
+    """A record that is a valid turn."""
 
     where: str
+    """Where the record is in the file (``line 12``)."""
     turn: Turn
+    """The record as the turn the memory API takes."""
     session: Session
+    """The lane (tenant and session) the turn is recorded in."""
 
 
 @dataclass(frozen=True)

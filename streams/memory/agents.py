@@ -30,7 +30,8 @@ from streams.memory.summarizer import META_TASK, WINDOW_TASK, ConversationSummar
 from streams.memory.summarizer import summarize_local as _summarize
 from streams.spec import AgentSpec
 
-EPISODER_BATCH = (64, 0.02)
+EPISODER_BATCH = (256, 0.02)
+"""Up to 256 turns per model call during an import: sorted by length, they pad less."""
 LANE_BATCH = (256, 0.1)
 
 

@@ -23,6 +23,7 @@ from events.memory import (
 )
 from streams.embedder.model import Embedder
 from streams.memory import metrics
+from streams.memory.backlog import EPISODES_FIRST, Backlog
 from streams.memory.statements import english_entities
 from streams.memory.when import names_a_time, when
 from streams.wiring import Emit
@@ -102,11 +103,16 @@ class Episoder:
     """The ``episoder`` agent's batch processor: one model call per batch."""
 
     def __init__(
-        self, model: Embedder | None, embedding_enabled: bool = True, episode_partitions: int = 1
+        self,
+        model: Embedder | None,
+        embedding_enabled: bool = True,
+        episode_partitions: int = 1,
+        backlog: Backlog = EPISODES_FIRST,
     ) -> None:
         self.model = model
         self.embedding_enabled = embedding_enabled and model is not None
         self.episode_partitions = episode_partitions
+        self.backlog = backlog
 
     def forgotten(self, event: MemoryForgotten) -> list[Emit]:
         """A forget for ``memory.episodes``: under its group's key, or, for a whole
@@ -136,6 +142,10 @@ class Episoder:
         sources = [e for e in events if isinstance(e, TurnRecorded | SystemEventRecorded)]
         if not sources:
             return [f for e in events if isinstance(e, MemoryForgotten) for f in self.forgotten(e)]
+        with self.backlog.working(len(sources)):
+            return await self._episodes(events, sources)
+
+    async def _episodes(self, events: Sequence[Event], sources: Sequence[Source]) -> list[Emit]:
         started = time.perf_counter()
         contents = [turn_content(e) if isinstance(e, TurnRecorded) else e.content for e in sources]
         embedded, said = await asyncio.gather(

@@ -27,6 +27,7 @@ from runtime.kafka_log import LogRecord, read_range
 from runtime.settings import TribalSettings
 from runtime.topics import TOPICS_BY_NAME, topic
 from streams.lane import PartitionLane
+from streams.memory.backlog import EPISODES_FIRST, Backlog
 from streams.wiring import Emit
 
 log = logging.getLogger(__name__)
@@ -49,10 +50,12 @@ class MemoryLane(PartitionLane):
     output: str
     """Short name of the topic this agent writes (and rebuilds its knowledge from)."""
 
-    def __init__(self, partitions: int = 1) -> None:
+    def __init__(self, partitions: int = 1, backlog: Backlog = EPISODES_FIRST) -> None:
         super().__init__()
         self.episode_partitions = partitions
         self.reader: Reader | None = None
+        self.backlog = backlog
+        """Waited on before each batch: this process's episodes go first."""
 
     def bind(self, serde: EventSerde, settings: TribalSettings) -> None:
         async def reader(
@@ -76,6 +79,9 @@ class MemoryLane(PartitionLane):
         return partition_for(group_id, self.episode_partitions) == partition
 
     async def advance(self, partition: int, records: Sequence[LogRecord]) -> list[Emit]:
+        waited = await self.backlog.wait()
+        if waited >= 1:
+            log.info("%s waited %.1f s for the episoder's backlog", type(self).__name__, waited)
         return await self._fold(self.decode(records))
 
     async def _fold(self, events: Sequence[Event]) -> list[Emit]:

@@ -6,7 +6,10 @@ and the calibrated relevance every search service ranks by.
    synonyms. The expanded terms feed the lexical side of the search; the vector side
    embeds the question as asked.
 2. **Features** of each candidate (:data:`FEATURES`): ``vector`` and ``lexical`` (the
-   index's normalised similarity and keyword scores), ``name`` (how well the object's
+   index's normalised similarity and keyword scores), their per-query forms
+   ``vector_z`` (standard deviations above the mean similarity of the query's
+   candidates) and ``lexical_share`` (the keyword score over the query's best one),
+   whose scale does not move with the corpus, ``name`` (how well the object's
    own name and the query name each other), ``coverage`` (the share of the question's
    words the candidate holds, weighted by rarity among the candidates), ``negated``
    (its title names what the question rules out), and for articles ``gap``, ``support``
@@ -140,6 +143,10 @@ class Features:
     top: float = 0.0
     negated: float = 0.0
     """1 when the object's title names what the question rules out ("not Docker")."""
+    vector_z: float = 0.0
+    """``vector`` in standard deviations above the mean of the query's candidates."""
+    lexical_share: float = 0.0
+    """``lexical`` over the best keyword score among the query's candidates."""
 
     def as_dict(self) -> dict[str, float]:
         return {f: getattr(self, f) for f in FEATURES}
@@ -233,6 +240,10 @@ def features(
     interpretation, when the caller has it already)."""
     terms = query_terms(meaning or query)
     top = max((h.vector_score or 0.0 for h in hits), default=0.0)
+    similar = [h.vector_score or 0.0 for h in hits]
+    mean = sum(similar) / len(similar) if similar else 0.0
+    spread = math.sqrt(sum((v - mean) ** 2 for v in similar) / len(similar)) if similar else 0.0
+    best_lexical = max((h.lexical_score or 0.0 for h in hits), default=0.0)
     best = max(hits, key=lambda h: h.vector_score or 0.0, default=None)
     per_document = Counter(h.object.document_id for h in hits)
     coverage = term_coverage(query, [f"{h.object.title or ''} {h.object.text}" for h in hits])
@@ -257,6 +268,8 @@ def features(
                 support=per_document[h.object.document_id] / len(hits) if articles else 0.0,
                 top=float(on_top) if articles else 0.0,
                 negated=float(bool(ruled_out & _tokens(h.object.title or h.object.symbol or ""))),
+                vector_z=(v - mean) / spread if spread > 1e-9 else 0.0,
+                lexical_share=(h.lexical_score or 0.0) / best_lexical if best_lexical else 0.0,
             )
         )
     return out
@@ -276,7 +289,10 @@ def ranked(
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 """The fitted calibration (``make eval EVAL_ARGS=--fit`` writes it): per kind, the
 logistic weights of the relevance features, and what they were fitted on."""
-FEATURES = ("vector", "lexical", "name", "coverage", "gap", "support", "top", "negated")
+FEATURES = (
+    "vector", "lexical", "name", "coverage", "gap", "support", "top", "negated",
+    "vector_z", "lexical_share",
+)  # fmt: skip
 """The relevance features of a hit (see the module docstring). ``vector``, ``lexical``
 and ``name`` depend on the hit and the query alone; the others on the query's other
 candidates too."""

@@ -64,3 +64,17 @@ def test_vectors_ride_with_the_last_version_of_their_document() -> None:
     retracted = DocumentRetracted(document_id=v2.document_id)
     steps = plan([v2, e2, retracted])
     assert steps[1:] == [e2, retracted]  # v2 is not the document's last word
+
+
+def test_each_sides_best_make_the_fused_cut_even_when_many_objects_are_on_both_sides() -> None:
+    # "best" is nearest by meaning and shares no word with the question; forty objects
+    # share a word and sit deep in both lists: by RRF alone each outscores "best".
+    both = [f"o{i}" for i in range(40)]
+    vector_side = [("best", 0.9), *((key, 0.5) for key in both)]
+    lexical_side = [("word", 0.9), *((key, 0.4) for key in both)]
+    fused = fuse(vector_side, lexical_side, 10)
+    keys = [f.key for f in fused]
+    assert len(keys) == 10
+    assert "best" in keys
+    assert "word" in keys
+    assert keys == sorted(keys, key=lambda k: -next(f.rrf for f in fused if f.key == k))

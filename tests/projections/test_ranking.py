@@ -31,7 +31,15 @@ def test_the_table_naming_more_of_the_question_ranks_first_among_equals() -> Non
 
 
 def test_camel_case_symbols_are_matched_word_by_word() -> None:
-    hits = [_code("__iadd__", 0.55), _code("ReceiveBuffer", 0.5)]
+    # A query's candidates: two close by meaning, the rest further away.
+    others = [_code(f"helper_{i}", 0.30 + 0.02 * i) for i in range(8)]
+    hits = [_code("__iadd__", 0.55), _code("ReceiveBuffer", 0.5), *others]
+    named = {
+        h.object.symbol: f.name
+        for h, f in zip(hits, features(Kind.CODE_CHUNK, "receive buffer", hits), strict=True)
+    }
+    assert named["ReceiveBuffer"] == 1.0
+    assert named["__iadd__"] == 0.0
     best, score = ranked(Kind.CODE_CHUNK, "receive buffer", hits)[0]
     assert best.object.symbol == "ReceiveBuffer"
     assert 0.0 <= score <= 1.0

@@ -68,6 +68,7 @@ eval-deps: install
 
 eval: install eval-deps
 	$(BIN)/python -m bench.eval $(EVAL_ARGS)
+	$(BIN)/python -m bench.eval --index weaviate --out eval-results/eval-weaviate.json $(filter-out --fit,$(EVAL_ARGS))
 	$(BIN)/python -m bench.eval.memory
 	$(BIN)/python -m bench.eval.longmem
 

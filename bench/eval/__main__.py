@@ -3,6 +3,7 @@ tenant), serve the API with uvicorn, measure each corpus leaving it out of the
 calibration, through HTTP and both baselines; print and save, with reliability plots.
 
     python -m bench.eval [--out eval-results/eval.json] [--kind code] [--fit] [--check]
+                         [--index weaviate]
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from bench.eval.corpora import all_corpora
 from bench.eval.evaluate import evaluate
 from devstack import ServiceHub
 from devstack.deployment import MODEL
+from devstack.endpoints import WeaviateEndpoint
 from streams.embedder.model import SentenceTransformerEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +43,10 @@ def main() -> int:
         "--kind", action="append", choices=("tables", "code", "kb"),
         help="only the corpora of this kind (repeatable; default: all)",
     )  # fmt: skip
+    parser.add_argument(
+        "--index", choices=("pgvector", "weaviate"), default="pgvector",
+        help="the search index to build, fit and measure on (default: pgvector)",
+    )  # fmt: skip
     args = parser.parse_args()
     console = Console(width=170)
     hub = ServiceHub()
@@ -48,13 +54,19 @@ def main() -> int:
         tansu = hub.get("tansu").value.bootstrap  # type: ignore[attr-defined]
         pg = hub.get("postgres").value
         assert isinstance(pg, str)
+        store: dict[str, object] = {}
+        if args.index == "weaviate":
+            node = hub.get("weaviate").value
+            assert isinstance(node, WeaviateEndpoint)
+            store = {"weaviate_url": node.url, "weaviate_grpc_port": node.grpc_port,
+                     "weaviate_prefix": f"Eval{int(time.time())}"}  # fmt: skip
         t0 = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="tribal-eval-") as tmp:
             kinds = tuple(args.kind or ("tables", "code", "kb"))
             result = asyncio.run(
                 evaluate(
                     tansu, pg, Path(tmp), SentenceTransformerEmbedder(MODEL), console,
-                    corpora=all_corpora(kinds), fit=args.fit,
+                    corpora=all_corpora(kinds), fit=args.fit, store=store,
                 )
             )  # fmt: skip
         result["seconds"] = round(time.perf_counter() - t0, 1)
@@ -63,7 +75,9 @@ def main() -> int:
     report.render(result, console)
     report.write(result, args.out)
     console.print(f"report: {args.out}")
-    plot = loco.reliability_plot(result["corpora"], args.out.with_name("reliability.png"))
+    suffix = args.out.stem.removeprefix("eval").lstrip("-")  # eval-weaviate -> weaviate
+    picture = f"reliability-{suffix}.png" if suffix else "reliability.png"
+    plot = loco.reliability_plot(result["corpora"], args.out.with_name(picture))
     if plot is not None:
         console.print(f"reliability plot: {plot}")
     failed = report.verdicts(result)

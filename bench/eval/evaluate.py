@@ -4,7 +4,7 @@ product) and both baselines, the calibration measured leaving each corpus out.""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -68,21 +68,24 @@ async def _product(run: Runner, c: Corpus) -> dict[str, Any]:
 async def evaluate(
     bootstrap: str, admin_dsn: str, data_dir: Path, embedder: Embedder, console: Console,
     corpora: Sequence[Corpus] | None = None, fit: bool = False,
+    store: Mapping[str, object] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Build the corpora (all of them by default), serve the API, measure.
 
     ``fit``: write the calibration fitted on every corpus (what the product ships);
-    the headline numbers are leave-one-corpus-out either way."""
+    the headline numbers are leave-one-corpus-out either way. ``store``: settings of
+    the search index (``weaviate_url`` … for Weaviate; pgvector when empty)."""
     corpora = list(corpora or all_corpora())
     keys = {**KEYS, **{f"key-{c.tenant}": c.tenant for c in corpora}}
     t0 = time.perf_counter()
     demo, urls = await corpus.build(
-        bootstrap, admin_dsn, data_dir, embedder, corpora, api_keys=keys
+        bootstrap, admin_dsn, data_dir, embedder, corpora, api_keys=keys, **(store or {})
     )
     console.print(f"{len(corpora)} corpora ingested in {time.perf_counter() - t0:.0f} s")
     index = index_from_settings(demo.settings)
     await index.setup()
     out: dict[str, Any] = {
+        "index": type(index).__name__,
         "corpora": {
             kind: {
                 c.name: {"n": len(c.queries), "unanswerable": c.unanswerable,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import calendar
 import functools
+import itertools
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -97,6 +98,9 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "a couple of": 2, "a couple": 2, "couple o
 _LEAD = re.compile(r"^(?:the|on|in|at|from|by|since|until|till|around|about|during|of|for)\s+")
 _EDGE = re.compile(r"^(early|mid|middle of|late|the end of|end of|the start of|start of)[\s-]+")
 _RELATIVE = re.compile(r"^(last|this|next|past|coming)\s+(\w+)$")
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY_NAME = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WEEK_ON = re.compile(rf"^(?:a week (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} week)$")
 _BEFORE_LAST = re.compile(r"^(day|week|month|year)\s+before\s+last$")
 _AGO = re.compile(r"^(.+?)\s+(day|week|month|year)s?\s+ago$")
 _RANGE = re.compile(r"^(.+?)\s+(?:to|through|until|till|-|\u2013)\s+(.+)$")
@@ -121,8 +125,49 @@ _HOLIDAYS = {
 _EASTER = {"easter": 0, "easter sunday": 0, "easter monday": 1, "good friday": -2}
 
 _FUTURE = re.compile(
-    r"\b(?:will|won't|'ll|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming)\b", re.I
+    r"\b(?:will|won't|'ll|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming"
+    r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
+    r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?!\w+ed\b)\w+ing)\b",
+    re.I,
 )
+"""Words of a sentence about what is to come ("I'm flying up on the Friday")."""
+_PAST = re.compile(
+    r"\b(?:was|were|did|had|took|went|got|came|began|bought|left|made|met|said|told|saw"
+    r"|found|gave|ran|sold|won|lost|spent|brought|thought|felt|heard|kept|sent|flew|rang|sang"
+    r"|ate|wrote|drove|rode|broke|chose|fell|forgot|grew|held|knew|led|meant|paid|rose"
+    r"|shook|slept|spoke|stood|taught|threw|woke|built|caught|fought|sat|stuck|swam|became"
+    r"|(?!(?:need|feed|seed|speed|bed|red|indeed|proceed|exceed|succeed|weed)\b)\w+ed)\b",
+    re.I,
+)
+"""Past-tense words: a sentence holding one tells of what has been ("Mick started on
+Monday"), whatever other words it has."""
+_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
+
+
+def _future(sentence: str) -> bool:
+    """Whether ``sentence`` speaks of what is to come (then a bare "Friday" is the next)."""
+    return bool(_FUTURE.search(sentence)) and not _PAST.search(sentence)
+
+
+_CLAUSE_BREAK = re.compile(r",|;|\b(?:and|but|so)\b")
+
+
+def _sentence_of(text: str, start: int, end: int) -> str:
+    """The clause of ``text`` holding ``[start, end)``: its sentence (split at . ! ?),
+    cut at commas and "and", "but", "so" ("I applied … and they want me back on
+    Thursday": the second clause's tense is the one that dates Thursday)."""
+    for m in _SENTENCE.finditer(text):
+        if m.start() <= start and end <= m.end():
+            cuts = [
+                m.start(),
+                *(m.start() + b.start() for b in _CLAUSE_BREAK.finditer(m.group(0))),
+                m.end(),
+            ]
+            for left, right in itertools.pairwise(cuts):
+                if left <= start and end <= right:
+                    return text[left:right]
+            return m.group(0)
+    return text
 
 
 class When:
@@ -139,8 +184,17 @@ class When:
             return out
         entities, patterns = _spans(text, parse)
         resolved: list[tuple[int, int]] = []
+        # A pattern's longer span wins over a shorter entity inside it ("Easter Monday"
+        # over "Monday", "the 4th of November" over "November").
+        entities = [
+            e
+            for e in entities
+            if not any(
+                p[0] <= e[0] and e[1] <= p[1] and p[1] - p[0] > e[1] - e[0] for p in patterns
+            )
+        ]
         for start, end, span, sentence in entities:
-            mention = self.resolve(span, said_at, future=bool(_FUTURE.search(sentence)))
+            mention = self.resolve(span, said_at, future=_future(sentence))
             if mention is not None:
                 resolved.append((start, end))
                 out.append(mention)
@@ -148,7 +202,7 @@ class When:
         for start, end, span, sentence in patterns:
             if any(start < e and s < end for s, e in resolved):
                 continue
-            mention = self.resolve(span, said_at, future=bool(_FUTURE.search(sentence)))
+            mention = self.resolve(span, said_at, future=_future(sentence))
             if mention is not None:
                 out.append(mention)
         unique = {(m.start, m.end, m.granularity): m for m in reversed(out)}
@@ -198,6 +252,12 @@ class When:
                 return Mention(span, saturday, saturday + timedelta(days=1), "week")
             if unit in _SEASONS:
                 return _season(f"{which} {unit}", span, today, future)
+        if m := _WEEK_ON.match(phrase):
+            # "a week on Friday" (British): the Friday after the coming one.
+            weekday = _WEEKDAYS.index(m.group(1) or m.group(2))
+            coming = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
+            later = coming + timedelta(days=7)
+            return Mention(span, later, later, "day")
         day = _day_named(phrase, today)
         if day is not None:
             return Mention(span, day, day, "day")
@@ -311,7 +371,7 @@ _ORDINAL_WORDS = {
         start=1,
     )
 }  # fmt: skip
-_WORD_ORDINAL = re.compile(r"(?<=the )(?:" + "|".join(_ORDINAL_WORDS) + r")\b(?= of)")
+_WORD_ORDINAL = re.compile(r"\b(?:" + "|".join(_ORDINAL_WORDS) + r")\b(?= of\b)")
 
 
 def _clean(span: str) -> str:
@@ -412,7 +472,13 @@ _TIME_WORD = re.compile(
 _NAMED_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
 
 _PATTERN = re.compile(
-    r"\b(?:(?:last|this|next|past|coming)\s+(?:\w+)|(?:yesterday|today|tonight|tomorrow)"
+    r"\b(?:a week (?:on|from) (?:this\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|on\s+(?:the\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|the\s+(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
+    r"|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth"
+    r"|twentieth)\s+of\s+(?:January|February|March|April|May|June|July|August|September"
+    r"|October|November|December)"
+    r"|(?:last|this|next|past|coming)\s+(?:\w+)|(?:yesterday|today|tonight|tomorrow)"
     r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)\s+ago"
     r"|(?:early|mid|late|the end of)[\s-]+[A-Z][a-z]+"
     r"|(?:in|on)\s+(?:(?:January|February|March|April|May|June|July|August|September|October"
@@ -436,13 +502,15 @@ def _spans(text: str, parse: Callable[[str], Any] | None) -> tuple[list[Span], l
     """The spans naming a time in ``text``: spaCy's DATE entities (and TIME entities
     naming a day), and the matches of the pattern above."""
     doc = parse(text) if parse is not None else None
-    sentenced = doc is not None and doc.has_annotation("SENT_START")
     entities = [
-        (ent.start_char, ent.end_char, ent.text, ent.sent.text if sentenced else text)
+        (ent.start_char, ent.end_char, ent.text, _sentence_of(text, ent.start_char, ent.end_char))
         for ent in (doc.ents if doc is not None else ())
         if ent.label_ == "DATE" or (ent.label_ == "TIME" and _NAMED_DAY.search(ent.text))
+    ]  # fmt: skip
+    patterns = [
+        (m.start(), m.end(), m.group(0), _sentence_of(text, m.start(), m.end()))
+        for m in _PATTERN.finditer(text)
     ]
-    patterns = [(m.start(), m.end(), m.group(0), text) for m in _PATTERN.finditer(text)]
     return entities, patterns
 
 

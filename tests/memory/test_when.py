@@ -130,3 +130,24 @@ def test_a_date_without_a_year_is_the_nearest_and_holidays_are_days(
 ) -> None:
     labels = [m.label for m in when().mentions(text, said.replace(tzinfo=UTC), nlp)]
     assert label in labels
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # The tense of the clause holding the time decides, not of the whole turn.
+        ("I wrote to them yesterday and they want me back for a chat on Thursday.", "2023-05-18"),
+        ("We'll see. Anyway Joe started on Monday.", "2023-05-15"),
+        ("I'm driving down on the Friday.", "2023-05-19"),
+        ("She rang me on Monday, which was nice.", "2023-05-15"),
+        # British "a week on Friday": the Friday after the coming one.
+        ("My last day is a week on Friday.", "2023-05-26"),
+        # A longer span beats a word inside it.
+        ("We open on the first of June.", "2023-06-01"),
+        ("Since Easter Monday it has rained.", "2023-04-10"),
+    ],
+)
+def test_clauses_tenses_and_longer_spans_date_the_time_said(
+    nlp: Parse | None, text: str, label: str
+) -> None:
+    assert label in [m.label for m in when().mentions(text, TUESDAY, nlp)]

@@ -35,7 +35,12 @@ from api.services.recall import recall
 from projections.graph import queries as g
 from projections.graph.models import Fact
 from projections.index.port import Filters, Hit, Kind
-from projections.index.ranking import episode_relevance, fact_relevance, fact_text
+from projections.index.ranking import (
+    asked_relations,
+    episode_relevance,
+    fact_relevance,
+    fact_text,
+)
 
 log = logging.getLogger(__name__)
 _WORD = re.compile(r"\w{3,}")
@@ -79,8 +84,10 @@ async def score_facts(
 
     ordered = sorted(facts, key=keywords, reverse=True)[:FACT_CANDIDATES]
     similarity: dict[int, float] = {}
+    asked_for: dict[str, float] = {}
     try:
         question = await ctx.vector(query)
+        asked_for = asked_relations(question)
         if question is not None:
             texts = [fact_text(f.source_name, f.relation_type, f.target_name) for f in ordered]
             vectors = await asyncio.gather(*(ctx.vector(t) for t in texts))
@@ -91,7 +98,7 @@ async def score_facts(
         log.warning("search_memory: fact vectors unavailable: %s", exc)
     scored = [
         (fact_relevance(query, f.source_name, f.relation_type, f.target_name,
-                        similarity.get(i, 0.0)), f)
+                        similarity.get(i, 0.0), asked_for), f)
         for i, f in enumerate(ordered)
     ]  # fmt: skip
     kept = [(s, f) for s, f in scored if _mentions(f, words) or s >= FACT_FLOOR]

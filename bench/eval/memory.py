@@ -36,7 +36,12 @@ from events.facts import (
     RelationshipInvalidated,
 )
 from events.memory import EpisodeRecorded, TurnRecorded
-from projections.index.ranking import episode_relevance, fact_relevance, fact_text
+from projections.index.ranking import (
+    asked_relations,
+    episode_relevance,
+    fact_relevance,
+    fact_text,
+)
 from streams.embedder.model import Embedder
 from streams.memory.agents import local_provider
 from streams.memory.config import MemoryIngestionConfig
@@ -240,12 +245,13 @@ def answer(
             )
             held = [(s, r, o) for s, r, o, rid in f.asserted if _held(f.valid.get(rid), at)]
             [question] = model.encode([q["q"]])
+            asked_for = asked_relations(question)
             # as /v1/memory/search ranks them: facts that held, and the turns said by then
             ranked: list[tuple[float, str, str]] = []
             if held:
                 vectors = model.encode([fact_text(s, r, o) for s, r, o in held])
                 ranked += [
-                    (fact_relevance(q["q"], s, r, o, _cos(question, v)), "fact", o)
+                    (fact_relevance(q["q"], s, r, o, _cos(question, v), asked_for), "fact", o)
                     for (s, r, o), v in zip(held, vectors, strict=True)
                 ]
             ranked += [

@@ -380,18 +380,54 @@ def fact_text(source: str | None, relation: str, target: str | None) -> str:
     return f"{source or ''} {relation.replace('_', ' ')} {target or ''}".strip()
 
 
+QUESTION_RELATIONS_FILE = Path(__file__).with_name("question_relations.json")
+"""Which relation a question asks for, from its embedding: a multinomial logistic model
+fitted on the questions of the memory train split (``python -m bench.eval.memory_fit``)."""
+
+
+@functools.cache
+def _question_relations() -> tuple[tuple[str, ...], list[list[float]], list[float]] | None:
+    if not QUESTION_RELATIONS_FILE.exists():
+        return None
+    data = json.loads(QUESTION_RELATIONS_FILE.read_text())
+    return tuple(data["classes"]), data["weights"], data["bias"]
+
+
+def asked_relations(vector: Sequence[float] | None) -> dict[str, float]:
+    """The probability that a question (its embedding) asks for each fact relation
+    ("Who employs Marta these days?" → ``works_at``); empty without a vector or a model."""
+    model = _question_relations()
+    if model is None or vector is None:
+        return {}
+    classes, weights, bias = model
+    scores = [
+        b + sum(w * x for w, x in zip(row, vector, strict=False))
+        for row, b in zip(weights, bias, strict=True)
+    ]
+    top = max(scores)
+    exps = [math.exp(s - top) for s in scores]
+    total = sum(exps)
+    return {c: e / total for c, e in zip(classes, exps, strict=True)}
+
+
 def fact_relevance(
-    question: str, source: str | None, relation: str, target: str | None, similarity: float
+    question: str,
+    source: str | None,
+    relation: str,
+    target: str | None,
+    similarity: float,
+    asked_for: Mapping[str, float] | None = None,
 ) -> float:
     """How well one fact answers ``question`` (at most 1): the semantic ``similarity`` of
-    question and fact text, whether the question asks for this relation, the share of
+    question and fact text, whether the question asks for this relation (its words name
+    it, or ``asked_for``, :func:`asked_relations` of its embedding, says so), the share of
     the fact's subject words the question names, and whether the fact's value is of the
     kind the question asks for (a "who" question and a place lose)."""
     asked = {singular(w) for w in words(question)}
     cues = {singular(w) for w in RELATION_CUES.get(relation, frozenset(relation.split("_")))}
     subject = {singular(w) for w in words(source or "") if w not in STOP}
     named = len(asked & subject) / len(subject) if subject else 0.0
-    relation_asked = 1.0 if asked & cues else 0.0
+    relation_asked = max(1.0 if asked & cues else 0.0, (asked_for or {}).get(relation, 0.0))
     kind = RELATIONS.get(relation)
     wanted = next((kinds for p, kinds in ANSWER_KINDS if p.search(question)), None)
     kind_fits = 0.0 if wanted is None or kind is None else (1.0 if kind in wanted else -1.0)

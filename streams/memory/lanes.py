@@ -84,6 +84,12 @@ class ExtractorLane(MemoryLane):
                 people.append(e.name)
         if people:
             known["people"] = "|".join(people[-20:])
+        organisations = [o for o in known.get("organisations", "").split("|") if o]
+        for e in raw.entities:
+            if e.entity_type == "organization" and e.name not in organisations:
+                organisations.append(e.name)
+        if organisations:
+            known["organisations"] = "|".join(organisations[-20:])
         speakers = {e.entity_id for e in raw.entities if e.attributes.get(SPEAKER) == "true"}
         for r in raw.relationships:
             if r.relation_type != "works_at" or r.source_entity_id not in speakers:

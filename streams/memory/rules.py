@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from streams.memory.extraction import ExtractedEntity, ExtractedRelationship, ExtractionOutput
+from streams.memory.learned import Context, Reading, read, shipped_model
 from streams.memory.names import FIRST_NAMES
-from streams.memory.statements import Scope, introduced_name, statements
+from streams.memory.statements import RELATIONS, Scope, english_doc, introduced_name, statements
 
 _ORDER = re.compile(r"#\s?([A-Z]{1,3}-?\d{3,})\b")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -268,6 +269,47 @@ def _statements(
                     replaces=st.replaces,
                 )
             )  # fmt: skip
+        said = {(r.relation, r.target.casefold()) for r in relationships}
+        for reading in _readings(text, scope, organisation.get("name"), context, said):
+            keep(ExtractedEntity(name=reading.subject, entity_type=reading.subject_kind,
+                                 confidence="medium"))  # fmt: skip
+            keep(ExtractedEntity(name=reading.object, entity_type=RELATIONS[reading.relation],
+                                 confidence="medium"))  # fmt: skip
+            if reading.relation == "works_at" and reading.subject == person:
+                organisation.setdefault("name", reading.object)
+            known.add((reading.subject.casefold(), reading.relation, reading.object.casefold()))
+            relationships.append(
+                ExtractedRelationship(
+                    source=reading.subject, relation=reading.relation, target=reading.object,
+                    fact=f"{person}: {reading.span.sent.text.strip()}", confidence="medium",
+                )
+            )  # fmt: skip
+
+
+def _readings(
+    text: str,
+    scope: Scope,
+    organisation: str | None,
+    context: dict[str, Any],
+    said: set[tuple[str, str]],
+) -> list[Reading]:
+    """What the learned reader (:mod:`streams.memory.learned`) finds in a user line that
+    the patterns did not state: a value the patterns gave a relation keeps theirs."""
+    model = shipped_model()
+    doc = english_doc(text) if model is not None else None
+    if model is None or doc is None:
+        return []
+    earlier = [o for o in str(context.get("organisations") or "").split("|") if o]
+    ctx = Context(scope.speaker, organisation, list(scope.people), [*earlier, *scope.organisations])
+    return [
+        r
+        for r in read(doc, ctx, model)
+        if r.relation in RELATIONS
+        and not any(
+            relation == r.relation and (obj in r.object.casefold() or r.object.casefold() in obj)
+            for relation, obj in said
+        )
+    ]
 
 
 def _rank(confidence: str) -> int:

@@ -344,7 +344,7 @@ def _nlp() -> Any:
     try:
         import spacy
 
-        return spacy.load(SPACY_MODEL, disable=["lemmatizer"])
+        return spacy.load(SPACY_MODEL)
     except (ImportError, OSError):
         return None
 
@@ -406,14 +406,23 @@ def english_entities(texts: Sequence[str]) -> list[Any] | None:
 
 
 @functools.lru_cache(maxsize=32)
-def _parsed(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """(sentences, (label, name) entities) of ``text``: one pipeline run per line."""
+def english_doc(text: str) -> Any:
+    """spaCy's parse of the first ``PARSED_CHARS`` of ``text`` (one pipeline run per
+    line, shared by the patterns and the learned reader), or None without the pipeline."""
     model = _nlp()
-    head, tail = text[:PARSED_CHARS], text[PARSED_CHARS:]
     if model is None:
-        return (text,), ()
+        return None
     with _PIPELINE:  # one pipeline, shared by the extraction threads
-        doc = model(head)
+        return model(text[:PARSED_CHARS])
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(sentences, (label, name) entities) of ``text``."""
+    tail = text[PARSED_CHARS:]
+    doc = english_doc(text)
+    if doc is None:
+        return (text,), ()
     parts = [s.text for s in doc.sents] + ([tail] if tail else [])
     return tuple(parts), tuple((e.label_, e.text) for e in doc.ents)
 

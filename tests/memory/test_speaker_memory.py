@@ -59,6 +59,7 @@ async def test_later_turns_relate_the_introduced_speaker_and_changes_close_old_v
     assert m.extractor.established["acme:priya"] == {
         "speaker": "Priya Raman",
         "organisation": "Initech",
+        "organisations": "Globex|Initech",
     }
 
 

@@ -93,3 +93,19 @@ def test_a_who_question_prefers_a_person_to_a_closer_sounding_title() -> None:
     boss = fact_relevance(ask, "Tomas Varga", "manager", "Ines Duarte", 0.45)
     title = fact_relevance(ask, "Tomas Varga", "role", "IT manager", 0.55)
     assert boss > title
+
+
+def test_a_question_model_says_which_relation_is_asked_when_no_cue_word_names_it() -> None:
+    import pytest
+
+    from projections.index.ranking import asked_relations, fact_relevance
+
+    assert asked_relations(None) == {}
+    asked = asked_relations([0.05] * 384)
+    assert sum(asked.values()) == pytest.approx(1.0)
+    ask = "Who employs Marta these days?"
+    plain = fact_relevance(ask, "Marta Kowalczyk", "works_at", "Pennine Print", 0.4)
+    lifted = fact_relevance(
+        ask, "Marta Kowalczyk", "works_at", "Pennine Print", 0.4, {"works_at": 0.9}
+    )
+    assert lifted > plain

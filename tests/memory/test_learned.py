@@ -1,0 +1,102 @@
+"""The learned statement reader: what it adds to the patterns, and its arithmetic."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import pytest
+
+from streams.memory.learned import Context, Model, read, shipped_model
+from streams.memory.rules import extract_local
+from streams.memory.statements import RELATIONS, english_doc, nlp_available, statements
+
+pytestmark = pytest.mark.skipif(not nlp_available(), reason="spaCy's English pipeline")
+
+
+def _model() -> Model:
+    model = shipped_model()
+    assert model is not None, "streams/memory/learned_model.json is shipped"
+    return model
+
+
+def test_the_shipped_reader_states_only_relations_of_the_vocabulary() -> None:
+    model = _model()
+    assert set(model.classes) - {"none"} <= set(RELATIONS)
+    assert 0.0 < model.gate < 1.0
+    assert "cross-validation" in model.fitted_on
+
+
+def test_the_local_provider_states_what_no_pattern_states_with_medium_confidence() -> None:
+    text = "These days I'm doing my drawings on a Surface Pro 9."
+    assert not list(statements(text, "Alex Morgan"))
+    out = extract_local({"content": f"User: {text}", "metadata": {"user_name": "Alex Morgan"}})
+    [fact] = [r for r in out.relationships if r.target == "Surface Pro 9"]
+    assert (fact.source, fact.confidence) == ("Alex Morgan", "medium")
+    assert fact.relation in ("owns", "uses")
+
+
+def test_an_email_spelling_a_named_persons_name_is_theirs_not_the_speakers() -> None:
+    text = "You can reach Tobias Lindgren at tobias.lindgren@fjordkraft.example if I'm away."
+    readings = read(english_doc(text), Context("Alex Morgan"), _model())
+    assert [(r.subject, r.relation, r.object) for r in readings] == [
+        ("Tobias Lindgren", "email", "tobias.lindgren@fjordkraft.example")
+    ]
+
+
+def test_one_reading_per_value_when_candidate_spans_overlap() -> None:
+    doc = english_doc("I'm on the Flex 40 plan and my colleague Ewa Nowak is on Flex 20.")
+    readings = read(doc, Context("Alex Morgan"), _model(), gate=0.05)
+    spans = sorted((r.span.start, r.span.end) for r in readings)
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in itertools.pairwise(spans))
+
+
+def test_the_model_scores_as_a_softmax_over_relations_and_a_sigmoid_over_subjects() -> None:
+    model = Model(
+        classes=("email", "none", "phone"),
+        relation_weights={"shape:at": [2.0, 0.0, -1.0]},
+        relation_bias=[0.0, 0.5, 0.0],
+        subject_weights={"email_has_name": 3.0},
+        subject_bias=-1.0,
+        gate=0.5,
+    )
+    relation, p = model.relation({"shape:at": 1.0})
+    total = math.exp(2.0) + math.exp(0.5) + math.exp(-1.0)
+    assert relation == "email"
+    assert p == pytest.approx(math.exp(2.0) / total)
+    assert model.subject({"email_has_name": 1.0}) == pytest.approx(1 / (1 + math.exp(-2.0)))
+    assert Model.from_json(model.to_json()) == model
+
+
+def test_fitting_on_labelled_examples_yields_a_model_that_reads_them() -> None:
+    pytest.importorskip("sklearn")
+    from bench.eval.memory_fit import examples, fit
+
+    conv: dict[str, Any] = {
+        "id": "fit-1",
+        "metadata": {"user_name": "Alex Morgan"},
+        "turns": [
+            {"user": "My email is alex@morgan.example and I live in Dundee."},
+            {"user": "My email is a.morgan@work.example and I live in Perth."},
+            {"user": "My colleague Ewa Nowak lives in Leeds, her email is ewa@nowak.example."},
+        ],
+        "facts": [
+            {"turn": turn, "subject": who, "relation": relation, "object": value}
+            for turn, who, relation, value in (
+                (0, "Alex Morgan", "email", "alex@morgan.example"),
+                (0, "Alex Morgan", "lives_in", "Dundee"),
+                (1, "Alex Morgan", "email", "a.morgan@work.example"),
+                (1, "Alex Morgan", "lives_in", "Perth"),
+                (2, "Ewa Nowak", "lives_in", "Leeds"),
+                (2, "Ewa Nowak", "email", "ewa@nowak.example"),
+            )
+        ],
+    }
+    docs = [english_doc(t["user"]) for t in conv["turns"]]
+    relations, subjects = examples(conv, docs)
+    assert {label for _, label in relations} >= {"email", "lives_in", "none"}
+    model = fit(relations, subjects, gate=0.3)
+    doc = english_doc("My email is sam@north.example and I live in Leeds.")
+    said = {(r.relation, r.object) for r in read(doc, Context("Sam North"), model)}
+    assert ("email", "sam@north.example") in said

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+from sklearn.linear_model import LogisticRegression
 
 from api.services import catalog, code, knowledge
 from bench.eval.metrics import Ranked, Sourced, by_kind, knowledge_by_kind

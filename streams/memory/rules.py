@@ -8,8 +8,10 @@ statements of the user (``I live at …``, ``my email is …``) and "X is/has/us
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -243,6 +245,11 @@ def _statements(
             keep(ExtractedEntity(name=person, entity_type="person", attributes=attributes,
                                  confidence="high"))  # fmt: skip
         for st in statements(text, person, lambda: organisation.get("name"), scope):
+            owned = _owner_of(st.relation, st.object, st.subject, text, scope)
+            if owned is None:
+                continue
+            if owned[0] != st.subject:
+                st = dataclasses.replace(st, subject=owned[0], subject_kind=owned[1])
             pair = (st.subject.casefold(), st.object.casefold())
             if pair in related:  # the statement's normalised relation wins
                 relationships[:] = [
@@ -271,6 +278,10 @@ def _statements(
             )  # fmt: skip
         said = {(r.relation, r.target.casefold()) for r in relationships}
         for reading in _readings(text, scope, organisation.get("name"), context, said):
+            owned = _owner_of(reading.relation, reading.object, reading.subject, text, scope)
+            if owned is None:
+                continue
+            reading = dataclasses.replace(reading, subject=owned[0], subject_kind=owned[1])
             keep(ExtractedEntity(name=reading.subject, entity_type=reading.subject_kind,
                                  confidence="medium"))  # fmt: skip
             keep(ExtractedEntity(name=reading.object, entity_type=RELATIONS[reading.relation],
@@ -284,6 +295,60 @@ def _statements(
                     fact=f"{person}: {reading.span.sent.text.strip()}", confidence="medium",
                 )
             )  # fmt: skip
+
+
+_NOT_A_PHONE = re.compile(
+    r"(?i)\b(?:account|acct|member(?:ship)?|order|policy|ref(?:erence)?|ticket|invoice|"
+    r"customer|case|booking|claim|contract|id)\b(?:\s+(?:no\.?|number|#|id))?[\s:#.]*$"
+)
+_MAILBOXES = frozenset(
+    {"accounts", "account", "ap", "ar", "billing", "invoices", "invoice", "finance", "office",
+     "info", "hello", "support", "admin", "claims", "travel", "sales", "team", "contact",
+     "enquiries", "inquiries", "bookings", "booking", "hr", "payroll", "orders", "ops",
+     "it", "helpdesk", "reception", "frontdesk", "accounting", "mail", "studio", "events"}
+)  # fmt: skip
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().casefold()
+
+
+def _tokens(name: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", _folded(name)) if len(w) > 2}
+
+
+def _owner_of(
+    relation: str, value: str, subject: str, text: str, scope: Scope
+) -> tuple[str, str] | None:
+    """Whose contact a stated email or phone number is, when the value says so better
+    than the words around it did; None when it is not a contact at all. A number after
+    "account", "member", "order" … is that, not a phone. An email spelling someone's
+    name is theirs; a mailbox named for a role (``accounts@``, ``claims@``) is its
+    organisation's (the one its domain names, else the speaker's)."""
+    kind = "organization" if subject in scope.organisations or subject == scope.org() else "person"
+    if relation == "phone":
+        at = text.find(value)
+        if at >= 0 and _NOT_A_PHONE.search(text[:at]):
+            return None
+        return subject, kind
+    if relation != "email" or "@" not in value:
+        return subject, kind
+    local, _, domain = _folded(value).partition("@")
+    if _tokens(subject) & set(re.findall(r"[a-z]+", local)) or any(
+        t in local for t in _tokens(subject)
+    ):
+        return subject, kind
+    for person in reversed([scope.speaker, *scope.people]):
+        if any(t in local for t in _tokens(person)):
+            return person, "person"
+    if set(re.split(r"[._+-]", local)) & _MAILBOXES:
+        organisations = [*scope.organisations, *([scope.org()] if scope.org() else [])]
+        for org in reversed(organisations):
+            if org and any(t in domain for t in _tokens(org)):
+                return org, "organization"
+        org = scope.org()
+        return (org, "organization") if org else (subject, kind)
+    return subject, kind
 
 
 def _readings(

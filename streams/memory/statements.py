@@ -86,7 +86,7 @@ _IM = r"(?:\bI'm|\bI am)"
 _WE = r"(?:\b[Ww]e|\b[Ww]e're|\b[Ww]e are|\b[Ww]ere|\b[Oo]ur (?:team|company|business|office|firm|org|organisation|organization|shop|store|startup))"
 
 _UPPER = "A-ZÀ-ÖØ-Þ"
-_PWORD = rf"(?!I\b|I'|O'\s)(?:O'[{_UPPER}]\w+|Mc[{_UPPER}]\w+|[{_UPPER}](?:[\w-]|'(?!s\b))*\w)"
+_PWORD = rf"(?!I\b|I'|O'\s|(?:We|They|You|He|She|It|That|There|What|Who)'\w)(?:O'[{_UPPER}]\w+|Mc[{_UPPER}]\w+|[{_UPPER}](?:[\w-]|'(?!s\b))*\w)"
 _PERSON = rf"{_PWORD}(?: (?:de |van |von |da |del |le |bin |al-)?{_PWORD}){{0,2}}"
 _WHO = rf"(?P<who>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|{_PERSON})"
 _POSS = rf"(?P<who>\b[Mm]y|\b[Hh]is|\b[Hh]er|\b[Oo]ur|{_PERSON}'s)"
@@ -310,9 +310,10 @@ _REPLACED = re.compile(
     r"no longer (?:at|with|on|use|using))\s+(?:the |our |my )?"
     rf"(?P<old>{_NAME_WORD}(?: {_NAME_WORD})?|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\+?\d[\d ()-]{{5,}}\d)"
 )
+_TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms|Mx)\.?\s+|Miss\s+)?"
 _INTRO = re.compile(
     r"(?:\b(?:[Mm]y name is|[Mm]y name's|[Tt]his is|[Ii]t's|I am|I'm|Im|[Cc]all me|[Nn]ame's)\s+)"
-    rf"(?P<name>{_PWORD}(?:[ -]{_PWORD}){{0,2}})"
+    rf"{_TITLE}(?P<name>{_PWORD}(?:[ -]{_PWORD}){{0,2}})"
 )
 _NOT_NAMES = frozenset(
     {"Here", "Back", "Not", "Just", "Still", "Now", "Calling", "Writing", "Looking", "Trying",
@@ -460,7 +461,7 @@ def _plain(text: str) -> str:
 
 _LOWER_INTRO = re.compile(
     r"^(?:(?:hi|hey|hello|hiya)[,!]?\s+)?(?:i'm|im|i am|it's|its|this is|my name is|my name's)\s+"
-    r"(?P<name>[a-zà-ÿ]{2,}(?: [a-zà-ÿ]{2,}){1,2})(?=\s*(?:,|\.|$| here\b| from\b))"
+    r"(?P<name>[a-zà-ÿ][a-zà-ÿ']+(?: [a-zà-ÿ][a-zà-ÿ']+){1,2})(?=\s*(?:,|\.|$| here\b| from\b))"
 )
 _COMMON = frozenset(
     [
@@ -514,18 +515,31 @@ _COMMON = frozenset(
     ]
 )
 _GREETING = (
-    r"(?:[Hh]i|[Hh]ey|[Hh]ello|[Hh]iya|[Hh]owdy|[Gg]ood (?:morning|afternoon|evening)|"
+    r"(?:[Hh]i|[Hh]ey|[Hh]ello|[Hh]iya|[Hh]owdy|[Yy]o|[Gg]ood (?:morning|afternoon|evening)|"
     r"[Mm]orning|[Aa]fternoon|[Ee]vening)\b[,!]?\s*(?:[-\u2013\u2014]\s*)?"
 )
 _HERE = re.compile(rf"^(?:{_GREETING})?(?P<name>{_PWORD}(?: {_PWORD}){{1,2}}) here\b")
 _GREETED = re.compile(rf"^{_GREETING}(?P<name>{_PWORD}(?: {_PWORD}){{1,2}})\s*[.,!](?:\s|$)")
+_TEAMS = frozenset({"Support", "Team", "Service", "Services", "Desk", "Customer", "Ltd", "Inc"})
+_OPENED = re.compile(rf"^{_GREETING}[.!]?\s*{_TITLE}(?P<name>{_PWORD}(?: {_PWORD}){{1,2}}),\s")
+"""A message opening with a greeting and then a full name and a comma ("Morning. Kofi
+Boateng, director of …")."""
+_SIGNED = re.compile(
+    r"(?:^|(?<=[\s.!?]))(?:[-\u2013\u2014]\s*|(?:[Tt]hanks(?: again| so much| in advance)?|"
+    r"[Tt]hank you|[Cc]heers|[Bb]est(?: wishes| regards)?|(?:[Kk]ind |[Ww]arm |[Mm]any )?"
+    r"[Rr]egards|[Mm]any thanks|[Ss]incerely|[Yy]ours(?: sincerely| truly)?)[,!.]?\s+"
+    rf"(?:[-\u2013\u2014]\s*)?){_TITLE}(?P<name>{_PWORD}(?: {_PWORD}){{1,2}})"
+    r"(?:\s*[,(\-\u2013\u2014][^.!?\n]{0,60})?[.!]?\s*$"
+)
+"""A message signed at its end ("… Thanks, Priya Raman", "- Aylin Öztürk, Simit Corner",
+"Cheers, Tamar Levi - marketing lead")."""
 
 
 def introduced_name(text: str) -> str | None:
     """The name a speaker introduces themself with ("Hi, I'm Priya Raman", "Dana
     Whitfield here"), if any."""
     text = _plain(text)
-    for intro in (_HERE, _GREETED):
+    for intro in (_HERE, _GREETED, _OPENED):
         here = intro.match(text.strip())
         if here and not set(here.group("name").split()) & _NOT_NAMES:
             return here.group("name")
@@ -542,6 +556,9 @@ def introduced_name(text: str) -> str | None:
             return name
         if len(name.split()) >= 2:
             return name
+    signed = _SIGNED.search(text.strip())
+    if signed and not set(signed.group("name").split()) & (_NOT_NAMES | _NOT_A_NAME | _TEAMS):
+        return signed.group("name")
     return None
 
 
@@ -578,7 +595,8 @@ _NOT_A_NAME = frozenset(
      "Today", "Yesterday", "Tomorrow", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
      "Saturday", "Sunday", "Both", "All", "Some", "Each", "Every", "Any", "Another", "Other",
      "Their", "His", "Her", "Its", "We", "He", "She", "I", "Me", "Us", "Him", "Them", "Dear",
-     "Right", "Sure", "Cheers", "Regards", "Best", "Morning", "Afternoon", "Evening"}
+     "Right", "Sure", "Cheers", "Regards", "Best", "Morning", "Afternoon", "Evening",
+     "Back", "Buongiorno", "Bonjour", "Hola", "Moin", "Ciao", "Hallo", "Salut", "Namaste"}
 )  # fmt: skip
 _PRONOUNS = frozenset({"he", "she", "his", "her", "him"})
 _TITLES = r"(?:Dr|Mr|Mrs|Ms|Miss|Prof|Sir|Dame)\.?"

@@ -100,3 +100,29 @@ def test_fitting_on_labelled_examples_yields_a_model_that_reads_them() -> None:
     doc = english_doc("My email is sam@north.example and I live in Leeds.")
     said = {(r.relation, r.object) for r in read(doc, Context("Sam North"), model)}
     assert ("email", "sam@north.example") in said
+
+
+def _said(text: str, name: str = "Alex Morgan") -> set[tuple[str, str, str]]:
+    out = extract_local({"content": f"User: {text}", "metadata": {"user_name": name}})
+    return {(r.source, r.relation, r.target) for r in out.relationships}
+
+
+def test_an_email_is_whose_name_it_spells_and_a_role_mailbox_is_the_organisations() -> None:
+    said = _said(
+        "I work at Brightwater Labs. My colleague Noa Levi handles orders, "
+        "send them to noa.levi@brightwater.example and claims to claims@brightwater.example"
+    )
+    assert ("Noa Levi", "email", "noa.levi@brightwater.example") in said
+    assert ("Brightwater Labs", "email", "claims@brightwater.example") in said
+    assert not {s for s, r, _ in said if r == "email"} & {"Alex Morgan"}
+
+
+def test_an_account_or_member_number_is_not_a_phone_number() -> None:
+    said = _said("Hi, account 55120934 here, and my mobile is 07700 900247.")
+    phones = {o for _, r, o in said if r == "phone"}
+    assert phones == {"07700 900247"}
+
+
+def test_we_re_is_never_a_name() -> None:
+    said = _said("We're based in Croydon and we're a team of 6.")
+    assert not any(s.startswith("We") for s, _, _ in said)

@@ -139,9 +139,18 @@ def test_a_hostile_line_is_read_in_short_pieces_and_only_its_head() -> None:
         ("Good afternoon, Beatriz Oliveira here, executive chef.", "Beatriz Oliveira"),
         ("hey it's tomasz wójcik, i've got a desk here", "Tomasz Wójcik"),
         ("Hello, Thanks for the quick reply.", None),
+        ("Yo, Kenji Tanaka here. Signed up in December.", "Kenji Tanaka"),
+        ("Morning. Kofi Boateng, director of a small building firm.", "Kofi Boateng"),
+        ("This is Dr. Helena Papadopoulos, member 4471.", "Helena Papadopoulos"),
+        ("hey this is liam o'sullivan, account 55120934.", "Liam O'Sullivan"),
+        ("The reader fails on contactless. - Aylin Öztürk, Simit Corner", "Aylin Öztürk"),
+        ("Can you add my son to the policy? Thanks, Priya Raman", "Priya Raman"),
+        ("The site is slow. Cheers, Tamar Levi - marketing lead", "Tamar Levi"),
+        ("We moved to Stripe. Thanks, Stripe Support", None),
+        ("Thanks, I will try that.", None),
     ],
 )
-def test_greetings_introduce_the_speaker(line: str, name: str | None) -> None:
+def test_greetings_and_sign_offs_introduce_the_speaker(line: str, name: str | None) -> None:
     assert introduced_name(line) == name
 
 

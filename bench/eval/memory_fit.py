@@ -41,6 +41,8 @@ MIN_PRECISION = 0.85
 MIN_COUNT = 2
 """A feature seen in fewer training examples than this gets no weight."""
 FOLDS = 5
+RELATION_C = 1.0
+SUBJECT_C = 1.0
 QUESTION_C = 16.0
 """Regularisation of the question model (1, 4 and 16 were compared by cross-validation
 on the train questions: 0.62, 0.72, 0.76)."""
@@ -116,13 +118,13 @@ def fit(
         return vec, vec.fit_transform(kept)
 
     vec, x = vectoriser([r for r, _ in relations])
-    rel = LogisticRegression(C=1.0, max_iter=3000).fit(x, [y for _, y in relations])
+    rel = LogisticRegression(C=RELATION_C, max_iter=3000).fit(x, [y for _, y in relations])
     names = vec.get_feature_names_out()
     relation_weights = {
         str(name): [round(float(w), 4) for w in rel.coef_[:, i]] for i, name in enumerate(names)
     }
     svec, sx = vectoriser([r for r, _ in subjects])
-    subj = LogisticRegression(C=1.0, max_iter=3000).fit(sx, [y for _, y in subjects])
+    subj = LogisticRegression(C=SUBJECT_C, max_iter=3000).fit(sx, [y for _, y in subjects])
     subject_weights = {
         str(name): round(float(subj.coef_[0, i]), 4)
         for i, name in enumerate(svec.get_feature_names_out())

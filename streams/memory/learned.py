@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streams.memory.statements import full_name
+
 MODEL_PATH = Path(__file__).with_name("learned_model.json")
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -56,13 +58,7 @@ class Context:
 
     def person(self, name: str) -> str:
         """A first name as the full name it stands for, when one was seen."""
-        if " " not in name:
-            if self.speaker.split()[:1] == [name]:
-                return self.speaker
-            for full in reversed(self.people):
-                if full.split()[0] == name:
-                    return full
-        return name
+        return full_name(name, self.speaker, self.people)
 
     def see(self, doc: Any) -> None:
         """Remember the people and organisations a parsed line names."""

@@ -628,6 +628,18 @@ _STREET = re.compile(
 _SLOT_WORDS = frozenset({"manager", "boss", "supervisor", "partner", "contact", "agent"})
 
 
+def full_name(name: str, speaker: str, people: Sequence[str]) -> str:
+    """A first name as the full name it stands for: the speaker's, else the latest of
+    ``people`` (full names, most recent last) it begins; any other name as it is."""
+    if " " not in name:
+        if speaker.split()[:1] == [name]:
+            return speaker
+        for full in reversed(people):
+            if full.split()[0] == name:
+                return full
+    return name
+
+
 @dataclass
 class Scope:
     """Who the words of one user line can point at: the speaker ("I"), their
@@ -646,13 +658,7 @@ class Scope:
 
     def person(self, name: str) -> str:
         """A first name as the full name it stands for, when one was seen."""
-        if " " not in name:
-            if self.speaker.split()[:1] == [name]:
-                return self.speaker
-            for full in reversed(self.people):
-                if full.split()[0] == name:
-                    return full
-        return name
+        return full_name(name, self.speaker, self.people)
 
     def named(self, name: str) -> None:
         if " " in name and name != self.speaker:

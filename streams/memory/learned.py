@@ -34,8 +34,15 @@ from streams.memory.statements import full_name
 
 MODEL_PATH = Path(__file__).with_name("learned_model.json")
 
+WINDOW = 15
+"""Tokens either side of a value (within its sentence) whose words are its context."""
+REACH = 40
+"""Tokens from a value within which a name of the line can be its subject."""
+MAX_CANDIDATES = 200
+"""Candidate values read per line: a hostile run of names costs a bounded time."""
+
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_PHONE = re.compile(r"\+?\(?\d[\d ()-]{5,}\d")
+_PHONE = re.compile(r"\+?\(?\d[\d ()-]{5,18}\d")
 _SKIPPED_ENTITIES = frozenset({"DATE", "TIME", "ORDINAL", "PERCENT"})
 _LEADING = frozenset({"new", "old", "current", "own"})
 _FIRST = frozenset({"i", "me", "my", "myself", "mine"})
@@ -109,7 +116,7 @@ def candidates(doc: Any) -> list[tuple[Any, frozenset[str]]]:
         if run:
             add(doc[run[0].i : run[-1].i + 1], "propn")
         run = []
-    return [(span, frozenset(sources)) for span, sources in found.values()]
+    return [(span, frozenset(sources)) for span, sources in found.values()][:MAX_CANDIDATES]
 
 
 def _lemma(token: Any) -> str:
@@ -165,7 +172,8 @@ def relation_features(span: Any, sources: frozenset[str], doc: Any) -> Features:
     for k in range(2):
         if span.end + k < len(doc):
             f[f"R{k + 1}={_lemma(doc[span.end + k])}"] = 1.0
-    for token in span.sent:
+    sent = span.sent
+    for token in doc[max(sent.start, span.start - WINDOW) : min(sent.end, span.end + WINDOW)]:
         if not token.is_punct and not span.start <= token.i < span.end:
             f[f"sbag={_lemma(token)}"] = 0.3
     node, path = root, list[str]()
@@ -199,7 +207,7 @@ def subject_candidates(span: Any, doc: Any, ctx: Context) -> list[Subject]:
     if organisation:
         found.append(("org", organisation, None))
     for ent in doc.ents:
-        if ent.start < span.end and span.start < ent.end:
+        if (ent.start < span.end and span.start < ent.end) or abs(ent.start - span.start) > REACH:
             continue
         if ent.label_ == "PERSON":
             name = ctx.person(_name(ent.text))
@@ -229,7 +237,7 @@ def subject_features(span: Any, doc: Any, relation: str, subject: Subject) -> Fe
     kind, name, ent = subject
     f: Features = {f"type={kind}": 1.0, f"type+rel={kind}:{relation}": 1.0}
     sent = span.sent
-    for token in reversed(list(doc[sent.start : span.start])):
+    for token in reversed(doc[max(sent.start, span.start - 2 * WINDOW) : span.start]):
         pronoun = _pronoun(token.text)
         if pronoun:
             f[f"pron+type={pronoun}:{kind}"] = 1.0
@@ -272,8 +280,12 @@ def subject_features(span: Any, doc: Any, relation: str, subject: Subject) -> Fe
             f[f"between={word}"] = 1.0
         if len(words) <= 2:
             f[f"between_seq={'_'.join(words)}"] = 1.0
-        same_label = [e for e in doc.ents if e.label_ == ent.label_ and e.end <= span.start]
-        if same_label and same_label[-1] == ent:
+        nearer = (
+            e
+            for e in doc.ents
+            if e.label_ == ent.label_ and ent.end <= e.start and e.end <= span.start
+        )
+        if gap >= 0 and next(nearer, None) is None:
             f["nearest_before"] = 1.0
     value = span.text.lower()
     if "@" in value:

@@ -126,3 +126,13 @@ def test_an_account_or_member_number_is_not_a_phone_number() -> None:
 def test_we_re_is_never_a_name() -> None:
     said = _said("We're based in Croydon and we're a team of 6.")
     assert not any(s.startswith("We") for s, _, _ in said)
+
+
+def test_a_hostile_line_yields_a_bounded_number_of_candidates_and_no_runaway_phone() -> None:
+    from streams.memory.learned import MAX_CANDIDATES, candidates
+
+    names = english_doc(" ".join(f"Name{i} Surname{i} works at Corp{i}." for i in range(400)))
+    assert len(candidates(names)) <= MAX_CANDIDATES
+    numbers = " ".join(f"07700 900{i:03d}" for i in range(300))
+    said = _said(numbers)
+    assert all(sum(c.isdigit() for c in o) <= 15 for _, r, o in said if r == "phone")

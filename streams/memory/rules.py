@@ -322,9 +322,10 @@ def _owner_of(
 ) -> tuple[str, str] | None:
     """Whose contact a stated email or phone number is, when the value says so better
     than the words around it did; None when it is not a contact at all. A number after
-    "account", "member", "order" … is that, not a phone, nor is one of over 15 digits. An email spelling someone's
-    name is theirs; a mailbox named for a role (``accounts@``, ``claims@``) is its
-    organisation's (the one its domain names, else the speaker's)."""
+    "account", "member", "order" … is that, not a phone, nor is one of over 15 digits.
+    An email spelling someone's name is theirs; a mailbox named for a role
+    (``accounts@``, ``claims@``) is its organisation's (the one its domain names, else
+    the speaker's)."""
     kind = "organization" if subject in scope.organisations or subject == scope.org() else "person"
     if relation == "phone":
         if sum(ch.isdigit() for ch in value) > 15:  # E.164: at most 15 digits

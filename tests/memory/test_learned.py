@@ -28,7 +28,15 @@ def test_the_shipped_reader_states_only_relations_of_the_vocabulary() -> None:
     assert "cross-validation" in model.fitted_on
 
 
-def test_the_local_provider_states_what_no_pattern_states_with_medium_confidence() -> None:
+def test_the_local_provider_adds_what_only_the_reader_states_with_medium_confidence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import dataclasses
+
+    import streams.memory.rules as rules
+
+    lenient = dataclasses.replace(_model(), gate=0.3)  # the integration, not the gate
+    monkeypatch.setattr(rules, "shipped_model", lambda: lenient)
     text = "These days I'm doing my drawings on a Surface Pro 9."
     assert not list(statements(text, "Alex Morgan"))
     out = extract_local({"content": f"User: {text}", "metadata": {"user_name": "Alex Morgan"}})

@@ -317,6 +317,13 @@ def _tokens(name: str) -> set[str]:
     return {w for w in re.findall(r"[a-z]+", _folded(name)) if len(w) > 2}
 
 
+def _spelled(name: str, local: str) -> int:
+    """How well an email's local part spells ``name``: 2 for its first name, 1 for each
+    other part of it ("carmen.quispe" spells Carmen Quispe 3, Rosa Quispe 1)."""
+    words = [w for w in re.findall(r"[a-z]+", _folded(name)) if len(w) > 2]
+    return sum((2 if n == 0 else 1) for n, w in enumerate(words) if w in local)
+
+
 def _owner_of(
     relation: str, value: str, subject: str, text: str, scope: Scope
 ) -> tuple[str, str] | None:
@@ -337,13 +344,13 @@ def _owner_of(
     if relation != "email" or "@" not in value:
         return subject, kind
     local, _, domain = _folded(value).partition("@")
-    if _tokens(subject) & set(re.findall(r"[a-z]+", local)) or any(
-        t in local for t in _tokens(subject)
-    ):
+    named = _CAPS.findall(text)  # any capitalised name: spaCy may call a person an ORG
+    people = list(dict.fromkeys([subject, scope.speaker, *scope.people, *named]))
+    best = max(people, key=lambda person: _spelled(person, local))
+    if _spelled(best, local) > _spelled(subject, local):
+        return scope.person(best) if " " not in best else best, "person"
+    if _spelled(subject, local):
         return subject, kind
-    for person in reversed([scope.speaker, *scope.people]):
-        if any(t in local for t in _tokens(person)):
-            return person, "person"
     if set(re.split(r"[._+-]", local)) & _MAILBOXES:
         organisations = [*scope.organisations, *([scope.org()] if scope.org() else [])]
         for org in reversed(organisations):

@@ -312,7 +312,8 @@ _REPLACED = re.compile(
 )
 _TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms|Mx)\.?\s+|Miss\s+)?"
 _INTRO = re.compile(
-    r"(?:\b(?:[Mm]y name is|[Mm]y name's|[Tt]his is|[Ii]t's|I am|I'm|Im|[Cc]all me|[Nn]ame's)\s+)"
+    r"(?:\b(?:[Mm]y name is|[Mm]y name's|[Tt]his is|[Ii]t's|[Ii]ts|I am|I'm|Im|[Cc]all me|[Nn]ame's|"
+    r"[Ss]oy|[Jj]e suis|[Ii]ch bin|[Mm]i chiamo|[Ee]u sou)\s+)"
     rf"{_TITLE}(?P<name>{_PWORD}(?:[ -]{_PWORD}){{0,2}})"
 )
 _NOT_NAMES = frozenset(
@@ -518,12 +519,16 @@ _GREETING = (
     r"(?:[Hh]i|[Hh]ey|[Hh]ello|[Hh]iya|[Hh]owdy|[Yy]o|[Gg]ood (?:morning|afternoon|evening)|"
     r"[Mm]orning|[Aa]fternoon|[Ee]vening)\b[,!]?\s*(?:[-\u2013\u2014]\s*)?"
 )
-_HERE = re.compile(rf"^(?:{_GREETING})?(?P<name>{_PWORD}(?: {_PWORD}){{1,2}}) here\b")
+_OPENER = rf"(?:{_GREETING}|[A-Za-z][a-z]*(?: [a-z]+)?[,!.]\s+)"
+"""A greeting, or any word or two closed by a comma ("Howya,", "Kia ora,", "Hi all,")."""
+_HERE = re.compile(rf"^{_OPENER}?(?P<name>{_PWORD}(?: {_PWORD}){{1,2}}) here\b")
 _GREETED = re.compile(rf"^{_GREETING}(?P<name>{_PWORD}(?: {_PWORD}){{1,2}})\s*[.,!](?:\s|$)")
 _TEAMS = frozenset({"Support", "Team", "Service", "Services", "Desk", "Customer", "Ltd", "Inc"})
-_OPENED = re.compile(rf"^{_GREETING}[.!]?\s*{_TITLE}(?P<name>{_PWORD}(?: {_PWORD}){{1,2}}),\s")
-"""A message opening with a greeting and then a full name and a comma ("Morning. Kofi
-Boateng, director of …")."""
+_OPENED = re.compile(
+    rf"^{_OPENER}[.!]?\s*{_TITLE}(?P<name>{_PWORD}(?: {_PWORD}){{1,2}})(?:,| from| of)\s"
+)
+"""A message opening with a greeting and then a full name and a comma or "from" ("Morning.
+Kofi Boateng, director of …", "Hi all, Sofía Benítez from the Asunción office")."""
 _SIGNED = re.compile(
     r"(?:^|(?<=[\s.!?]))(?:[-\u2013\u2014]\s*|(?:[Tt]hanks(?: again| so much| in advance)?|"
     r"[Tt]hank you|[Cc]heers|[Bb]est(?: wishes| regards)?|(?:[Kk]ind |[Ww]arm |[Mm]any )?"
@@ -551,6 +556,8 @@ def introduced_name(text: str) -> str | None:
         first = name.split()[0]
         if first in _NOT_NAMES:
             continue
+        if m.start() > 20 and m.group(0)[:2].casefold() == "it":
+            continue  # "after the move it's Walthamstow": only an opening "it's" is a name
         follows = text[m.end() : m.end() + 12]
         if re.match(r"\s+(?:from|at|with|here|speaking|,|\.|$)", follows) or "," in follows[:2]:
             return name

@@ -144,3 +144,11 @@ def test_a_hostile_line_yields_a_bounded_number_of_candidates_and_no_runaway_pho
     numbers = " ".join(f"07700 900{i:03d}" for i in range(300))
     said = _said(numbers)
     assert all(sum(c.isdigit() for c in o) <= 15 for _, r, o in said if r == "phone")
+
+
+def test_an_email_is_whose_first_name_it_spells_when_a_family_shares_a_surname() -> None:
+    said = _said(
+        "My daughter Carmen Quispe wants her own login: carmen.quispe@sapo.example",
+        name="Rosa Quispe Mamani",
+    )
+    assert ("Carmen Quispe", "email", "carmen.quispe@sapo.example") in said

@@ -148,6 +148,12 @@ def test_a_hostile_line_is_read_in_short_pieces_and_only_its_head() -> None:
         ("The site is slow. Cheers, Tamar Levi - marketing lead", "Tamar Levi"),
         ("We moved to Stripe. Thanks, Stripe Support", None),
         ("Thanks, I will try that.", None),
+        ("Kia ora, Hemi Walker here. We run a farm.", "Hemi Walker"),
+        ("Hi all, Sofía Benítez from the Asunción office.", "Sofía Benítez"),
+        ("Hola, soy Camila Restrepo! Training for a half.", "Camila Restrepo"),
+        ("hi its Lan Nguyen, the internet is slow", "Lan Nguyen"),
+        ("we are leaving Camden. after the move it's Walthamstow, E17.", None),
+        ("Hi all, thanks for the help.", None),
     ],
 )
 def test_greetings_and_sign_offs_introduce_the_speaker(line: str, name: str | None) -> None:

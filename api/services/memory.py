@@ -12,6 +12,7 @@ import logging
 import math
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from api.auth import ANY_TENANT
@@ -31,7 +32,7 @@ from api.schemas.memory import (
 from api.services.budget import clip, fit
 from api.services.context import ServiceContext, require_db
 from api.services.errors import ServiceError, forbidden
-from api.services.recall import recall
+from api.services.recall import recall, said_span
 from projections.graph import queries as g
 from projections.graph.models import Fact
 from projections.index.port import Filters, Hit, Kind
@@ -105,15 +106,34 @@ async def score_facts(
     return sorted(kept, key=lambda sf: -sf[0])
 
 
+def _span(group: str, as_of: datetime | None) -> tuple[datetime, datetime] | None:
+    """When the group's first turn was said and its last one, as of ``as_of``."""
+    span = said_span(group)
+    if span is None:
+        return None
+    first, last = span
+    return first, min(last, as_of) if as_of is not None else last
+
+
+def _recency(when: datetime | None, span: tuple[datetime, datetime] | None) -> float:
+    if when is None or span is None:
+        return 0.0
+    first, last = span
+    return (when - first) / (last - first) if last > first else 1.0
+
+
 async def rank_together(
     ctx: ServiceContext,
     query: str,
     facts: list[tuple[float, Fact]],
     episodes: list[EpisodeOut],
     stored: Sequence[Sequence[float] | None] = (),
+    span: tuple[datetime, datetime] | None = None,
 ) -> list[AnswerOut]:
     """Facts and episodes in one list, best first, on one relevance scale. ``stored``:
-    the episodes' vectors as the index holds them (embedded again when missing)."""
+    the episodes' vectors as the index holds them (embedded again when missing);
+    ``span``: when the conversation's first and last turns were said (as of the
+    question), so that a later turn counts for more (:func:`episode_relevance`)."""
     answers = [
         AnswerOut(
             kind="fact", text=fact_text(f.source_name, f.relation_type, f.target_name),
@@ -136,7 +156,8 @@ async def rank_together(
         similarity = cosine(question, v) if question is not None and v is not None else 0.0
         answers.append(
             AnswerOut(
-                kind="episode", text=e.content, relevance=episode_relevance(similarity),
+                kind="episode", text=e.content,
+                relevance=episode_relevance(similarity, _recency(e.occurred_at, span)),
                 episode_id=e.episode_id, occurred_at=e.occurred_at, turn_id=e.turn_id,
                 speaker=e.speaker,
             )
@@ -259,6 +280,7 @@ async def search_memory(
             scored[req.offset : req.offset + req.limit],
             episodes,
             [h.object.vector for h in episode_hits],
+            _span(group, req.as_of),
         )
         if req.query
         else []

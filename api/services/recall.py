@@ -214,6 +214,11 @@ class _Prepared:
             self._by_group.move_to_end(group)
             return found[1]
 
+    def latest(self, group: str) -> Conversation | None:
+        with self._lock:
+            found = self._by_group.get(group)
+            return found[1] if found is not None else None
+
     def put(self, group: str, count: int, turns: Sequence[IndexedObject]) -> Conversation:
         conversation = prepare(turns)
         with self._lock:
@@ -225,6 +230,13 @@ class _Prepared:
 
 
 @functools.cache
+def said_span(group: str) -> tuple[datetime, datetime] | None:
+    """When the first and the last turn of ``group`` were said, as last read whole."""
+    conversation = _prepared().latest(group)
+    said = [t for t in conversation.said if t] if conversation is not None else []
+    return (min(said), max(said)) if said else None
+
+
 def _prepared() -> _Prepared:
     return _Prepared()
 

@@ -254,8 +254,9 @@ def answer(
                     (fact_relevance(q["q"], s, r, o, _cos(question, v), asked_for), "fact", o)
                     for (s, r, o), v in zip(held, vectors, strict=True)
                 ]
+            spoken = [when for when in times if at is None or when <= at]
             ranked += [
-                (episode_relevance(_cos(question, v)), "episode", text)
+                (episode_relevance(_cos(question, v), _recency(when, spoken)), "episode", text)
                 for text, v, when in zip(texts, turn_vectors, times, strict=True)
                 if at is None or when <= at
             ]
@@ -284,6 +285,12 @@ def answer(
         "baseline_stale_first": baseline_stale,
         "qa_misses": misses,
     }
+
+
+def _recency(when: datetime, said: Sequence[datetime]) -> float:
+    """Where ``when`` falls between the first and the last of ``said`` (0 to 1)."""
+    first, last = min(said), max(said)
+    return (when - first) / (last - first) if last > first else 1.0
 
 
 def _when(value: str) -> datetime:

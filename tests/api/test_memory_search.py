@@ -144,3 +144,24 @@ async def test_summaries_list_the_episodes_they_cover_and_carry_the_last_turns_t
         assert (len(meta.summary_ids), len(meta.episode_ids), meta.occurred_at) == (2, 6, week(5))
         covered = [windows[s] for s in meta.summary_ids if s in windows]
         assert all(set(w.episode_ids) <= set(meta.episode_ids) for w in covered)
+
+
+async def test_of_two_turns_saying_alike_the_later_comes_first(tmp_path: Path) -> None:
+    from api.schemas.memory import EpisodeOut
+    from api.services.memory import rank_together
+
+    context = ServiceContext(
+        TribalSettings(data_dir=tmp_path), embedder=QueryEmbedder(HashEmbedder())
+    )
+    said = "Caroline: I live in Bristol these days."
+    episodes = [
+        EpisodeOut(episode_id=f"e{n}", content=said, relevance_score=0.5, occurred_at=week(n))
+        for n in (0, 4)
+    ]
+    answers = await rank_together(
+        context, "where does Caroline live", [], episodes, span=(week(0), week(4))
+    )
+    assert [a.episode_id for a in answers] == ["e4", "e0"]
+    assert answers[0].relevance > answers[1].relevance
+    unspanned = await rank_together(context, "where does Caroline live", [], episodes)
+    assert unspanned[0].relevance == unspanned[1].relevance

@@ -109,3 +109,13 @@ def test_a_question_model_says_which_relation_is_asked_when_no_cue_word_names_it
         ask, "Marta Kowalczyk", "works_at", "Pennine Print", 0.4, {"works_at": 0.9}
     )
     assert lifted > plain
+
+
+def test_a_later_turn_counts_for_more_than_an_earlier_one_of_equal_meaning() -> None:
+    import pytest
+
+    from projections.index.ranking import RECENCY, episode_relevance
+
+    first, last = episode_relevance(0.5, 0.0), episode_relevance(0.5, 1.0)
+    assert last == pytest.approx(first * (1 + RECENCY), abs=1e-3)
+    assert episode_relevance(0.5, 7.0) == last  # clamped to the conversation's span

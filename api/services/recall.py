@@ -229,7 +229,6 @@ class _Prepared:
         return conversation
 
 
-@functools.cache
 def said_span(group: str) -> tuple[datetime, datetime] | None:
     """When the first and the last turn of ``group`` were said, as last read whole."""
     conversation = _prepared().latest(group)
@@ -237,6 +236,7 @@ def said_span(group: str) -> tuple[datetime, datetime] | None:
     return (min(said), max(said)) if said else None
 
 
+@functools.cache
 def _prepared() -> _Prepared:
     return _Prepared()
 

@@ -119,3 +119,28 @@ def test_an_episode_s_times_read_back_at_their_granularity() -> None:
         ("2023-05-13", "day"), ("2023-06", "month"), ("2022-06-01..2022-08-31", "season"),
         ("2021", "year"),
     ]  # fmt: skip
+
+
+def test_a_group_is_prepared_once_and_its_span_read_from_the_cache() -> None:
+    from api.services import recall
+
+    cache = recall._prepared()
+    assert recall._prepared() is cache  # one cache for the process, not one per question
+    base = datetime(2026, 3, 1, tzinfo=UTC)
+    turns = [
+        IndexedObject(
+            f"t{n}", Kind.EPISODE, f"t{n}", f"turn {n}", updated_at=base + timedelta(days=n)
+        )
+        for n in range(3)
+    ]
+    cache.put("acme:span", 3, turns)
+    assert recall.said_span("acme:span") == (base, base + timedelta(days=2))
+    cache.put(
+        "acme:span",
+        4,
+        [
+            *turns,
+            IndexedObject("t3", Kind.EPISODE, "t3", "turn 3", updated_at=base + timedelta(days=9)),
+        ],
+    )
+    assert recall.said_span("acme:span") == (base, base + timedelta(days=9))  # never stale

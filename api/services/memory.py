@@ -41,6 +41,7 @@ from projections.index.ranking import (
     episode_relevance,
     fact_relevance,
     fact_text,
+    recency,
 )
 
 log = logging.getLogger(__name__)
@@ -115,13 +116,6 @@ def _span(group: str, as_of: datetime | None) -> tuple[datetime, datetime] | Non
     return first, min(last, as_of) if as_of is not None else last
 
 
-def _recency(when: datetime | None, span: tuple[datetime, datetime] | None) -> float:
-    if when is None or span is None:
-        return 0.0
-    first, last = span
-    return (when - first) / (last - first) if last > first else 1.0
-
-
 async def rank_together(
     ctx: ServiceContext,
     query: str,
@@ -157,7 +151,9 @@ async def rank_together(
         answers.append(
             AnswerOut(
                 kind="episode", text=e.content,
-                relevance=episode_relevance(similarity, _recency(e.occurred_at, span)),
+                relevance=episode_relevance(
+                    similarity, recency(e.occurred_at, *span) if span else 0.0
+                ),
                 episode_id=e.episode_id, occurred_at=e.occurred_at, turn_id=e.turn_id,
                 speaker=e.speaker,
             )

@@ -41,6 +41,7 @@ from projections.index.ranking import (
     episode_relevance,
     fact_relevance,
     fact_text,
+    recency,
 )
 from streams.embedder.model import Embedder
 from streams.memory.agents import local_provider
@@ -254,9 +255,10 @@ def answer(
                     (fact_relevance(q["q"], s, r, o, _cos(question, v), asked_for), "fact", o)
                     for (s, r, o), v in zip(held, vectors, strict=True)
                 ]
-            spoken = [when for when in times if at is None or when <= at]
+            spoken = [when for when in times if at is None or when <= at] or times
+            first, last = min(spoken), max(spoken)
             ranked += [
-                (episode_relevance(_cos(question, v), _recency(when, spoken)), "episode", text)
+                (episode_relevance(_cos(question, v), recency(when, first, last)), "episode", text)
                 for text, v, when in zip(texts, turn_vectors, times, strict=True)
                 if at is None or when <= at
             ]
@@ -285,12 +287,6 @@ def answer(
         "baseline_stale_first": baseline_stale,
         "qa_misses": misses,
     }
-
-
-def _recency(when: datetime, said: Sequence[datetime]) -> float:
-    """Where ``when`` falls between the first and the last of ``said`` (0 to 1)."""
-    first, last = min(said), max(said)
-    return (when - first) / (last - first) if last > first else 1.0
 
 
 def _when(value: str) -> datetime:

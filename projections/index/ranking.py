@@ -41,6 +41,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -458,6 +459,14 @@ RECENCY = 1.0
 similarity: what was said last is what holds now (chosen on the train splits, each
 scored with a question model fitted on the other: answered first 0.517 -> 0.56-0.57 and
 0.665 -> 0.70, a stale value first 70 -> 35 and 23 -> 14; 0.5, 0.8 and 1.2 were tried)."""
+
+
+def recency(when: datetime | None, first: datetime, last: datetime) -> float:
+    """Where ``when`` falls between a conversation's ``first`` and ``last`` turns (0 to 1;
+    0 when unknown, 1 in a conversation of one moment)."""
+    if when is None:
+        return 0.0
+    return (when - first) / (last - first) if last > first else 1.0
 
 
 def episode_relevance(similarity: float, recency: float = 0.0) -> float:

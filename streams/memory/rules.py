@@ -313,15 +313,15 @@ def _folded(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().casefold()
 
 
-def _tokens(name: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z]+", _folded(name)) if len(w) > 2}
+def _tokens(name: str) -> list[str]:
+    """The words of a name of three letters or more, folded to ASCII, in order."""
+    return [w for w in re.findall(r"[a-z]+", _folded(name)) if len(w) > 2]
 
 
 def _spelled(name: str, local: str) -> int:
     """How well an email's local part spells ``name``: 2 for its first name, 1 for each
     other part of it ("carmen.quispe" spells Carmen Quispe 3, Rosa Quispe 1)."""
-    words = [w for w in re.findall(r"[a-z]+", _folded(name)) if len(w) > 2]
-    return sum((2 if n == 0 else 1) for n, w in enumerate(words) if w in local)
+    return sum((2 if n == 0 else 1) for n, w in enumerate(_tokens(name)) if w in local)
 
 
 def _owner_of(
@@ -348,7 +348,7 @@ def _owner_of(
     people = list(dict.fromkeys([subject, scope.speaker, *scope.people, *named]))
     best = max(people, key=lambda person: _spelled(person, local))
     if _spelled(best, local) > _spelled(subject, local):
-        return scope.person(best) if " " not in best else best, "person"
+        return scope.person(best), "person"
     if _spelled(subject, local):
         return subject, kind
     if set(re.split(r"[._+-]", local)) & _MAILBOXES:

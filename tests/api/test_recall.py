@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
@@ -61,8 +62,25 @@ def test_a_short_answer_is_found_through_the_turn_before_it(
     embedder: SentenceTransformerEmbedder,
 ) -> None:
     turns = conversation(embedder, SESSIONS, {})
-    top = [i for _, i in ranked_ids(turns, embedder, "Which city is Jon travelling to?")[:2]]
-    assert "t10" in top
+    ranked = [i for _, i in ranked_ids(turns, embedder, "Which city is Jon travelling to?")]
+    # "Lisbon in June." says nothing of travel alone; beside "Where to?" it answers. The
+    # length prior keeps it behind the longer turn that names the trip.
+    assert ranked.index("t10") < ranked.index("t9")
+    assert "t10" in ranked[:3]
+
+
+def test_a_turn_that_says_more_outranks_a_bare_reply_on_the_same_topic(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    sessions = [
+        ["Ana: How was the weekend?", "Ben: Good! We went to the coast.",
+         "Ana: Nice.", "Ben: Cool."],
+        ["Ana: Any news on the new job?", "Ben: Yes, I start at the hospital in Leeds on "
+         "Monday, as a ward nurse on nights.", "Ana: Wow.", "Ben: Yes."],
+    ]  # fmt: skip
+    ranked = [i for _, i in ranked_ids(conversation(embedder, sessions, {}), embedder,
+                                       "Where does Ben work now?")]  # fmt: skip
+    assert ranked[0] == "t5"
 
 
 def test_relevance_is_between_0_and_1_and_falls_with_the_order(
@@ -144,3 +162,16 @@ def test_a_group_is_prepared_once_and_its_span_read_from_the_cache() -> None:
         ],
     )
     assert recall.said_span("acme:span") == (base, base + timedelta(days=9))  # never stale
+
+
+def test_a_question_naming_a_speaker_prefers_what_that_speaker_said(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    said = "My boss started last week and she is lovely."
+    turns = conversation(embedder, [[said], [said]], {})  # a week apart: no shared window
+    turns = [
+        dataclasses.replace(t, metadata={"speaker": speaker})
+        for t, speaker in zip(turns, ["Julia Nakamura", "Tessa Nakamura"], strict=True)
+    ]
+    for name, expected in (("Julia", "t0"), ("Tessa", "t1")):
+        assert ranked_ids(turns, embedder, f"Who is {name}'s boss?")[0][1] == expected

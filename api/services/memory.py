@@ -37,6 +37,7 @@ from projections.graph import queries as g
 from projections.graph.models import Fact
 from projections.index.port import Filters, Hit, Kind
 from projections.index.ranking import (
+    answer_relevance,
     asked_relations,
     episode_relevance,
     fact_relevance,
@@ -127,11 +128,13 @@ async def rank_together(
     """Facts and episodes in one list, best first, on one relevance scale. ``stored``:
     the episodes' vectors as the index holds them (embedded again when missing);
     ``span``: when the conversation's first and last turns were said (as of the
-    question), so that a later turn counts for more (:func:`episode_relevance`)."""
+    question), so that a later turn or fact counts for more (:func:`episode_relevance`,
+    :func:`answer_relevance`)."""
     answers = [
         AnswerOut(
             kind="fact", text=fact_text(f.source_name, f.relation_type, f.target_name),
-            relevance=score, relationship_id=f.relationship_id, valid_from=f.valid_from,
+            relevance=answer_relevance(score, recency(f.valid_from, *span) if span else 0.0),
+            relationship_id=f.relationship_id, valid_from=f.valid_from,
             valid_to=f.valid_to, episode_ids=list(f.episode_ids),
         )
         for score, f in facts

@@ -37,6 +37,7 @@ from events.facts import (
 )
 from events.memory import EpisodeRecorded, TurnRecorded
 from projections.index.ranking import (
+    answer_relevance,
     asked_relations,
     episode_relevance,
     fact_relevance,
@@ -244,19 +245,20 @@ def answer(
                 if q.get("as_of")
                 else None
             )
-            held = [(s, r, o) for s, r, o, rid in f.asserted if _held(f.valid.get(rid), at)]
+            held = [(s, r, o, rid) for s, r, o, rid in f.asserted if _held(f.valid.get(rid), at)]
             [question] = model.encode([q["q"]])
             asked_for = asked_relations(question)
             # as /v1/memory/search ranks them: facts that held, and the turns said by then
             ranked: list[tuple[float, str, str]] = []
-            if held:
-                vectors = model.encode([fact_text(s, r, o) for s, r, o in held])
-                ranked += [
-                    (fact_relevance(q["q"], s, r, o, _cos(question, v), asked_for), "fact", o)
-                    for (s, r, o), v in zip(held, vectors, strict=True)
-                ]
             spoken = [when for when in times if at is None or when <= at] or times
             first, last = min(spoken), max(spoken)
+            if held:
+                vectors = model.encode([fact_text(s, r, o) for s, r, o, _ in held])
+                ranked += [
+                    (answer_relevance(fact_relevance(q["q"], s, r, o, _cos(question, v), asked_for),
+                                      recency(f.valid[rid][0], first, last)), "fact", o)
+                    for (s, r, o, rid), v in zip(held, vectors, strict=True)
+                ]  # fmt: skip
             ranked += [
                 (episode_relevance(_cos(question, v), recency(when, first, last)), "episode", text)
                 for text, v, when in zip(texts, turn_vectors, times, strict=True)

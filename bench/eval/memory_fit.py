@@ -35,7 +35,10 @@ from streams.memory.learned import (
 )
 from streams.memory.statements import english_doc, introduced_name
 
-TRAIN_FILES = ("train.json", "train2.json", "train3.json", "train4.json")
+TRAIN_FILES = (
+    "train.json", "train2.json", "train3.json", "train4.json", "train5.json", "train6.json",
+    "train7.json",
+)
 GATES = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 MIN_PRECISION = 0.85
 MIN_COUNT = 2

@@ -70,6 +70,7 @@ async def test_conversation_yields_expected_entities_aliases_and_one_replaced_fa
     assert Counter(f.relation_type for f in facts if isinstance(f, RelationshipAsserted)) == {
         "contains": 1, "placed": 1, "lives_at": 2, "email": 1, "plan": 1,
         "uses": 1, "ordered": 1,
+        "owns": 1,  # the learned reader: "I also ordered a Zephyr Hub" (delivered)
     }  # fmt: skip
 
     kinds = [s.summary_type for s in summaries]

@@ -119,3 +119,14 @@ def test_a_later_turn_counts_for_more_than_an_earlier_one_of_equal_meaning() -> 
     first, last = episode_relevance(0.5, 0.0), episode_relevance(0.5, 1.0)
     assert last == pytest.approx(first * (1 + RECENCY), abs=1e-3)
     assert episode_relevance(0.5, 7.0) == last  # clamped to the conversation's span
+
+
+def test_among_answers_a_later_fact_counts_more_and_a_fact_yields_part_of_its_score() -> None:
+    import pytest
+
+    from projections.index.ranking import FACT_SHARE, RECENCY, answer_relevance
+
+    first, last = answer_relevance(0.8, 0.0), answer_relevance(0.8, 1.0)
+    assert first == pytest.approx(0.8 * FACT_SHARE, abs=1e-3)
+    assert last == pytest.approx(first * (1 + RECENCY), abs=1e-3)
+    assert answer_relevance(0.8, -3.0) == first  # clamped to the conversation's span

@@ -127,10 +127,13 @@ _EASTER = {"easter": 0, "easter sunday": 0, "easter monday": 1, "good friday": -
 _FUTURE = re.compile(
     r"\b(?:will|won't|'ll|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming"
     r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
-    r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?!\w+ed\b)\w+ing)\b",
+    r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?!\w+ed\b)\w+ing"
+    r"|(?:'s|is|are|'re)\s+on|(?:starts|begins|opens|leaves|arrives|lands|kicks off))\b",
     re.I,
 )
-"""Words of a sentence about what is to come ("I'm flying up on the Friday")."""
+"""Words of a sentence about what is to come ("I'm flying up on the Friday"); a dated
+thing told in the present is scheduled ("It's on the 27th of October", "She starts on
+the 13th")."""
 _PAST = re.compile(
     r"\b(?:was|were|did|had|took|went|got|came|began|bought|left|made|met|said|told|saw"
     r"|found|gave|ran|sold|won|lost|spent|brought|thought|felt|heard|kept|sent|flew|rang|sang"
@@ -258,7 +261,7 @@ class When:
             coming = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
             later = coming + timedelta(days=7)
             return Mention(span, later, later, "day")
-        day = _day_named(phrase, today)
+        day = _day_named(phrase, today, future)
         if day is not None:
             return Mention(span, day, day, "day")
         holiday = _holiday(phrase, today, future)
@@ -303,9 +306,12 @@ _DAY_MONTH = re.compile(
 _MONTH_DAY = re.compile(r"^([a-z]+)\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?$")
 
 
-def _day_named(phrase: str, today: date) -> date | None:
+def _day_named(phrase: str, today: date, future: bool = False) -> date | None:
     """ "the 6th", "the 8th of July", "October 17th, 2023": the day named, in the month
-    and year nearest ``today`` when they are not said (dateparser reads "the 6th" as June)."""
+    and year nearest ``today`` when they are not said (dateparser reads "the 6th" as June),
+    or the next one when the sentence speaks of the future ("It's on the 27th of October"
+    said in January). A sentence in the past tense does not pick the last one: "they've
+    moved everyone to the 12th of July" names a day to come."""
     if m := _ORDINAL.match(phrase):
         candidates = [_on(today.year, today.month + shift, int(m.group(1))) for shift in (-1, 0, 1)]
     elif (m := _DAY_MONTH.match(phrase)) and m.group(2) in _MONTHS:
@@ -319,6 +325,8 @@ def _day_named(phrase: str, today: date) -> date | None:
     else:
         return None
     found = [d for d in candidates if d is not None]
+    if future and any(d >= today for d in found):
+        found = [d for d in found if d >= today]
     return min(found, key=lambda d: abs(d - today)) if found else None
 
 
@@ -483,7 +491,8 @@ _PATTERN = re.compile(
     r"|(?:early|mid|late|the end of)[\s-]+[A-Z][a-z]+"
     r"|(?:in|on)\s+(?:(?:January|February|March|April|May|June|July|August|September|October"
     r"|November|December)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|\d{4}|the\s+\d{1,2}"
-    r"(?:st|nd|rd|th))"
+    r"(?:st|nd|rd|th)(?:\s+of\s+(?:January|February|March|April|May|June|July|August"
+    r"|September|October|November|December))?)"
     r"|(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)(?:\s+of\s+[A-Z][a-z]+)?|on\s+\d{1,2}(?:st|nd|rd|th)"
     r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:January|February|March|April|May|June|July|August"
     r"|September|October|November|December)(?:\s+\d{4})?"

@@ -101,8 +101,9 @@ _RELATIVE = re.compile(r"^(last|this|next|past|coming)\s+(\w+)$")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_NAME = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WEEK_ON = re.compile(rf"^(?:a week (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} week)$")
-_BEFORE_LAST = re.compile(r"^(day|week|month|year)\s+before\s+last$")
-_AGO = re.compile(r"^(.+?)\s+(day|week|month|year)s?\s+ago$")
+_BEFORE_LAST = re.compile(rf"^(day|week|weekend|month|year|{_DAY_NAME})\s+before\s+last$")
+_AGO = re.compile(r"^(.+?)\s+(day|week|fortnight|month|year)s?\s+ago$")
+_EDGE_OF_MONTH = re.compile(r"^(last|this|next)\s+month$")
 _RANGE = re.compile(r"^(.+?)\s+(?:to|through|until|till|-|\u2013)\s+(.+)$")
 _DURATION = re.compile(
     r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|\d+)"
@@ -118,7 +119,8 @@ _HOLIDAYS = {
     "valentines day": (2, 14), "st patrick's day": (3, 17), "st. patrick's day": (3, 17),
     "paddy's day": (3, 17), "patrick's day": (3, 17), "halloween": (10, 31),
     "christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25),
-    "boxing day": (12, 26), "new year's eve": (12, 31), "new years eve": (12, 31),
+    "boxing day": (12, 26), "st stephen's day": (12, 26), "st. stephen's day": (12, 26),
+    "stephen's day": (12, 26), "new year's eve": (12, 31), "new years eve": (12, 31),
     "independence day": (7, 4), "fourth of july": (7, 4), "bonfire night": (11, 5),
 }  # fmt: skip
 """Holidays on a fixed day; Easter's are reckoned (``dateutil.easter``)."""
@@ -150,6 +152,16 @@ _SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
 def _future(sentence: str) -> bool:
     """Whether ``sentence`` speaks of what is to come (then a bare "Friday" is the next)."""
     return bool(_FUTURE.search(sentence)) and not _PAST.search(sentence)
+
+
+def _past_on(text: str, start: int, span: str) -> bool:
+    """Whether the time at ``text[start:]`` is the day something happened: "on" it, in a
+    clause in the past tense and of nothing to come ("we landed back on the 27th"; not
+    "they've moved everyone to the 12th of July")."""
+    before = text[max(0, start - 4) : start].lower()
+    on = span.lower().startswith("on ") or before.endswith("on ")
+    clause = _sentence_of(text, start, start + len(span))
+    return on and bool(_PAST.search(clause)) and not _FUTURE.search(clause)
 
 
 _CLAUSE_BREAK = re.compile(r",|;|\b(?:and|but|so)\b")
@@ -197,7 +209,7 @@ class When:
             )
         ]
         for start, end, span, sentence in entities:
-            mention = self.resolve(span, said_at, future=_future(sentence))
+            mention = self.resolve(span, said_at, _future(sentence), _past_on(text, start, span))
             if mention is not None:
                 resolved.append((start, end))
                 out.append(mention)
@@ -205,15 +217,19 @@ class When:
         for start, end, span, sentence in patterns:
             if any(start < e and s < end for s, e in resolved):
                 continue
-            mention = self.resolve(span, said_at, future=_future(sentence))
+            mention = self.resolve(span, said_at, _future(sentence), _past_on(text, start, span))
             if mention is not None:
                 out.append(mention)
         unique = {(m.start, m.end, m.granularity): m for m in reversed(out)}
         return [m for m in out if unique[(m.start, m.end, m.granularity)] is m]
 
-    def resolve(self, span: str, said_at: datetime, future: bool = False) -> Mention | None:
+    def resolve(
+        self, span: str, said_at: datetime, future: bool = False, past: bool = False
+    ) -> Mention | None:
         """The time ``span`` names, said at ``said_at``; ``future`` when its sentence
-        speaks of what is to come (a bare "August" is then the next one)."""
+        speaks of what is to come (a bare "August" is then the next one), ``past`` when
+        it tells on which day something happened (a day without a month is then the last
+        one: "we landed back on the 27th")."""
         phrase = _clean(span)
         if not phrase or _VAGUE.match(phrase) or _DURATION.match(phrase):
             return None
@@ -228,14 +244,22 @@ class When:
             day_only = re.fullmatch(r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?", first)
             phrase = " ".join([first, *context]) if day_only else first
         return (
-            self._own(phrase, span, today, future)
+            self._own(phrase, span, today, future, past)
             or self._parsed(phrase, span, said_at, future)
         )  # fmt: skip
 
-    def _own(self, phrase: str, span: str, today: date, future: bool) -> Mention | None:
+    def _own(
+        self, phrase: str, span: str, today: date, future: bool, past: bool = False
+    ) -> Mention | None:
         """What dateparser reads poorly: seasons, weekends, month edges, "before last",
         counted "ago"s in words."""
         edge = _EDGE.match(phrase)
+        if edge and (near := _EDGE_OF_MONTH.match(phrase[edge.end() :])):
+            # "at the end of last month": that month (its edge is not said to the day)
+            step = {"last": -1, "this": 0, "next": 1}[near.group(1)]
+            first_of = _add_months(today.replace(day=1), step)
+            first, last = _month(first_of.year, first_of.month)
+            return Mention(span, first, last, "month")
         if edge and phrase[edge.end() :] in _MONTHS:
             month = _MONTHS[phrase[edge.end() :]]
             year = _year_of_month(month, today, future)
@@ -250,6 +274,8 @@ class When:
                 saturday = today + timedelta(days=(5 - today.weekday()) % 7 + 7 * step)
                 if step == -1 and (today - saturday).days >= 7:
                     saturday += timedelta(days=7)
+                if step == -1 and today.weekday() == 6:
+                    saturday -= timedelta(days=7)  # said on a Sunday: not this one
                 if step == 0 and today.weekday() == 6:
                     saturday = today - timedelta(days=1)
                 return Mention(span, saturday, saturday + timedelta(days=1), "week")
@@ -261,16 +287,25 @@ class When:
             coming = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
             later = coming + timedelta(days=7)
             return Mention(span, later, later, "day")
-        day = _day_named(phrase, today, future)
+        day = _day_named(phrase, today, future, past)
         if day is not None:
             return Mention(span, day, day, "day")
         holiday = _holiday(phrase, today, future)
         if holiday is not None:
             return Mention(span, holiday, holiday, "day")
         if m := _BEFORE_LAST.match(phrase):
-            return _shifted(span, today, m.group(1), 2)
+            unit = m.group(1)
+            if unit in _WEEKDAYS or unit == "weekend":
+                # "the Friday before last": a week before last Friday
+                weekday = 5 if unit == "weekend" else _WEEKDAYS.index(unit)
+                day = today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1 + 7)
+                end = day + timedelta(days=1 if unit == "weekend" else 0)
+                return Mention(span, day, end, "week" if unit == "weekend" else "day")
+            return _shifted(span, today, unit, 2)
         if m := _AGO.match(phrase):
             count = _COUNTS.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 0)
+            if count and m.group(2) == "fortnight":
+                return _shifted(span, today, "week", 2 * count)
             if count:
                 return _shifted(span, today, m.group(2), count)
         return None
@@ -306,7 +341,7 @@ _DAY_MONTH = re.compile(
 _MONTH_DAY = re.compile(r"^([a-z]+)\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?$")
 
 
-def _day_named(phrase: str, today: date, future: bool = False) -> date | None:
+def _day_named(phrase: str, today: date, future: bool = False, past: bool = False) -> date | None:
     """ "the 6th", "the 8th of July", "October 17th, 2023": the day named, in the month
     and year nearest ``today`` when they are not said (dateparser reads "the 6th" as June),
     or the next one when the sentence speaks of the future ("It's on the 27th of October"
@@ -327,6 +362,8 @@ def _day_named(phrase: str, today: date, future: bool = False) -> date | None:
     found = [d for d in candidates if d is not None]
     if future and any(d >= today for d in found):
         found = [d for d in found if d >= today]
+    elif past and any(d <= today for d in found):
+        found = [d for d in found if d <= today]
     return min(found, key=lambda d: abs(d - today)) if found else None
 
 
@@ -472,7 +509,8 @@ _TIME_WORD = re.compile(
     r"|year|spring|summer|autumn|fall|winter|early|mid|late|\d{4}|\d{1,2}(?:st|nd|rd|th)"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|jan(?:uary)?|feb(?:ruary)?|march|april|may"
     r"|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
-    r"|valentine'?s|christmas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day)\b",
+    r"|valentine'?s|christmas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day"
+    r"|fortnight|stephen'?s)\b",
     re.I,
 )
 """A word without which a text names no time: the pipeline is not run on the rest."""
@@ -480,7 +518,11 @@ _TIME_WORD = re.compile(
 _NAMED_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
 
 _PATTERN = re.compile(
-    r"\b(?:a week (?:on|from) (?:this\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"\b(?:the\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|week)\s+before\s+last"
+    r"|(?:a|one|two|three)\s+fortnights?\s+ago"
+    r"|(?:early|mid|late|the end of|the start of)[\s-]+(?:last|this|next)\s+month"
+    r"|(?:st\.?\s+)?stephen'?s\s+day"
+    r"|a week (?:on|from) (?:this\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
     r"|on\s+(?:the\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
     r"|the\s+(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
     r"|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth"

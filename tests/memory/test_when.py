@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
@@ -168,3 +168,26 @@ def test_clauses_tenses_and_longer_spans_date_the_time_said(
     nlp: Parse | None, text: str, label: str
 ) -> None:
     assert label in [m.label for m in when().mentions(text, TUESDAY, nlp)]
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "first", "last"),
+    [
+        ("They rang me the Friday before last.", datetime(2024, 10, 13), "2024-10-04", None),
+        ("We went on a date the Saturday before last.", datetime(2025, 2, 2), "2025-01-25", None),
+        ("The weekend before last, yes.", datetime(2025, 10, 20), "2025-10-11", "2025-10-12"),
+        ("She passed her MOT a fortnight ago.", datetime(2025, 10, 20), "2025-10-06", "2025-10-12"),
+        ("We dug it up at the end of last month.", datetime(2025, 8, 10), "2025-07-01",
+         "2025-07-31"),
+        ("He asked me on St Stephen's Day.", datetime(2025, 1, 14), "2024-12-26", None),
+        # said on a Sunday, "last weekend" is the one before this one
+        ("Kyle finally did it last weekend.", datetime(2025, 8, 3), "2025-07-26", "2025-07-27"),
+        # "on" a day, in the past tense: the one gone, not the nearest
+        ("We landed back on the 27th.", datetime(2025, 10, 13), "2025-09-27", None),
+    ],
+)  # fmt: skip
+def test_days_counted_back_from_another_and_the_edges_of_a_month(
+    nlp: Parse | None, text: str, said: datetime, first: str, last: str | None
+) -> None:
+    spans = [(m.start, m.end) for m in when().mentions(text, said.replace(tzinfo=UTC), nlp)]
+    assert (date.fromisoformat(first), date.fromisoformat(last or first)) in spans

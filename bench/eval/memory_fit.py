@@ -1,11 +1,11 @@
 """Fit the statement reader (:mod:`streams.memory.learned`) on the train split only.
 
 Reads the labelled conversations of ``tests/eval/memory/`` (``train.json`` to
-``train7.json``, :data:`TRAIN_FILES`; ``test.json`` is never opened here), builds one example per candidate
-value of every user line (its relation, or ``none``) and one per (value, possible
-subject) pair, fits two logistic models (scikit-learn), and chooses the gate by
-five-fold cross-validation over conversations: the gate with the best F1 among those
-whose held-out precision reaches ``MIN_PRECISION``. Writes
+``train7.json``, :data:`TRAIN_FILES`; ``test.json`` is never opened here), builds one
+example per candidate value of every user line (its relation, or ``none``) and one per
+(value, possible subject) pair, fits two logistic models (scikit-learn), and chooses the
+gate by five-fold cross-validation over conversations: the gate with the best F1 among
+those whose held-out precision reaches ``MIN_PRECISION``. Writes
 ``streams/memory/learned_model.json``.
 
     python -m bench.eval.memory_fit [--out PATH]

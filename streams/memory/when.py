@@ -154,13 +154,12 @@ def _future(sentence: str) -> bool:
     return bool(_FUTURE.search(sentence)) and not _PAST.search(sentence)
 
 
-def _past_on(text: str, start: int, span: str) -> bool:
+def _past_on(text: str, start: int, span: str, clause: str) -> bool:
     """Whether the time at ``text[start:]`` is the day something happened: "on" it, in a
-    clause in the past tense and of nothing to come ("we landed back on the 27th"; not
-    "they've moved everyone to the 12th of July")."""
+    ``clause`` in the past tense and of nothing to come ("we landed back on the 27th";
+    not "they've moved everyone to the 12th of July")."""
     before = text[max(0, start - 4) : start].lower()
     on = span.lower().startswith("on ") or before.endswith("on ")
-    clause = _sentence_of(text, start, start + len(span))
     return on and bool(_PAST.search(clause)) and not _FUTURE.search(clause)
 
 
@@ -209,7 +208,7 @@ class When:
             )
         ]
         for start, end, span, sentence in entities:
-            mention = self.resolve(span, said_at, _future(sentence), _past_on(text, start, span))
+            mention = self._read(text, start, span, sentence, said_at)
             if mention is not None:
                 resolved.append((start, end))
                 out.append(mention)
@@ -217,11 +216,17 @@ class When:
         for start, end, span, sentence in patterns:
             if any(start < e and s < end for s, e in resolved):
                 continue
-            mention = self.resolve(span, said_at, _future(sentence), _past_on(text, start, span))
+            mention = self._read(text, start, span, sentence, said_at)
             if mention is not None:
                 out.append(mention)
         unique = {(m.start, m.end, m.granularity): m for m in reversed(out)}
         return [m for m in out if unique[(m.start, m.end, m.granularity)] is m]
+
+    def _read(
+        self, text: str, start: int, span: str, clause: str, said_at: datetime
+    ) -> Mention | None:
+        """``span`` at ``text[start:]``, resolved with the tense of its ``clause``."""
+        return self.resolve(span, said_at, _future(clause), _past_on(text, start, span, clause))
 
     def resolve(
         self, span: str, said_at: datetime, future: bool = False, past: bool = False
@@ -344,9 +349,10 @@ _MONTH_DAY = re.compile(r"^([a-z]+)\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?(?:,?\
 def _day_named(phrase: str, today: date, future: bool = False, past: bool = False) -> date | None:
     """ "the 6th", "the 8th of July", "October 17th, 2023": the day named, in the month
     and year nearest ``today`` when they are not said (dateparser reads "the 6th" as June),
-    or the next one when the sentence speaks of the future ("It's on the 27th of October"
-    said in January). A sentence in the past tense does not pick the last one: "they've
-    moved everyone to the 12th of July" names a day to come."""
+    the next one when the sentence speaks of the future ("It's on the 27th of October"
+    said in January), the last one when something happened ``past`` on it ("we landed
+    back on the 27th"; a past tense alone does not: "they've moved everyone to the 12th
+    of July" names a day to come)."""
     if m := _ORDINAL.match(phrase):
         candidates = [_on(today.year, today.month + shift, int(m.group(1))) for shift in (-1, 0, 1)]
     elif (m := _DAY_MONTH.match(phrase)) and m.group(2) in _MONTHS:

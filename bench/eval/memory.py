@@ -36,14 +36,7 @@ from events.facts import (
     RelationshipInvalidated,
 )
 from events.memory import EpisodeRecorded, TurnRecorded
-from projections.index.ranking import (
-    answer_relevance,
-    asked_relations,
-    episode_relevance,
-    fact_relevance,
-    fact_text,
-    recency,
-)
+from projections.index import ranking
 from streams.embedder.model import Embedder
 from streams.memory.agents import local_provider
 from streams.memory.config import MemoryIngestionConfig
@@ -247,23 +240,24 @@ def answer(
             )
             held = [(s, r, o, rid) for s, r, o, rid in f.asserted if _held(f.valid.get(rid), at)]
             [question] = model.encode([q["q"]])
-            asked_for = asked_relations(question)
+            asked_for = ranking.asked_relations(question)
             # as /v1/memory/search ranks them: facts that held, and the turns said by then
             ranked: list[tuple[float, str, str]] = []
             spoken = [when for when in times if at is None or when <= at] or times
             first, last = min(spoken), max(spoken)
             if held:
-                vectors = model.encode([fact_text(s, r, o) for s, r, o, _ in held])
-                ranked += [
-                    (answer_relevance(fact_relevance(q["q"], s, r, o, _cos(question, v), asked_for),
-                                      recency(f.valid[rid][0], first, last)), "fact", o)
-                    for (s, r, o, rid), v in zip(held, vectors, strict=True)
-                ]  # fmt: skip
-            ranked += [
-                (episode_relevance(_cos(question, v), recency(when, first, last)), "episode", text)
-                for text, v, when in zip(texts, turn_vectors, times, strict=True)
-                if at is None or when <= at
-            ]
+                vectors = model.encode([ranking.fact_text(s, r, o) for s, r, o, _ in held])
+                for (s, r, o, rid), v in zip(held, vectors, strict=True):
+                    similarity = _cos(question, v)
+                    relevance = ranking.fact_relevance(q["q"], s, r, o, similarity, asked_for)
+                    later = ranking.recency(f.valid[rid][0], first, last)
+                    ranked.append((ranking.answer_relevance(relevance, later), "fact", o))
+            for text, v, when in zip(texts, turn_vectors, times, strict=True):
+                if at is None or when <= at:
+                    relevance = ranking.episode_relevance(
+                        _cos(question, v), ranking.recency(when, first, last)
+                    )
+                    ranked.append((relevance, "episode", text))
             kind, top = max(ranked, key=lambda x: x[0])[1:] if ranked else ("fact", "")
             said_first = _norm(top) if kind == "episode" else ""
             ok = _same(q["answer"], top) if kind == "fact" else _says(said_first, q["answer"])

@@ -23,6 +23,7 @@ from events.memory import (
 )
 from streams.embedder.model import Embedder
 from streams.memory import metrics
+from streams.memory.anchors import Anchors, since
 from streams.memory.backlog import EPISODES_FIRST, Backlog
 from streams.memory.statements import english_entities
 from streams.memory.when import names_a_time, when
@@ -47,10 +48,13 @@ def _words(event: Source) -> str:
     return event.content
 
 
-def times_of(events: Sequence[Source]) -> list[str]:
+def times_of(events: Sequence[Source], anchors: Anchors | None = None) -> list[str]:
     """The times each event's words name, resolved against when it was said ("last
     Saturday" said on 16 May 2023 is ``2023-05-13``), space-separated; empty when none.
-    The entities of the texts that have a word of time are read in one batch."""
+    The entities of the texts that have a word of time are read in one batch. A time told
+    by an event said before ("the day after my birthday") is read against ``anchors``,
+    the days each group's earlier turns named (this batch's own, in order, when None)."""
+    anchors = anchors if anchors is not None else Anchors()
     texts = [_words(e) for e in events]
     timed = [i for i, text in enumerate(texts) if names_a_time(text)]
     docs = dict(zip(timed, english_entities([texts[i] for i in timed]) or [], strict=False))
@@ -58,7 +62,14 @@ def times_of(events: Sequence[Source]) -> list[str]:
     for i, (event, text) in enumerate(zip(events, texts, strict=True)):
         doc = docs.get(i)
         parse = (lambda _text, d=doc: d) if doc is not None else None
-        out.append(" ".join(m.label for m in when().mentions(text, event.occurred_at, parse)))
+        speaker = event.speaker if isinstance(event, TurnRecorded) else None
+        said = when().mentions(text, event.occurred_at, parse)
+        said += since(text, said, event.occurred_at)
+        tied = anchors.tied(event.group_id, text, event.occurred_at, speaker)
+        # "the Monday after the interview" is not also last Monday
+        said = [m for m in said if not any(m.text in t.text for t in tied)] + tied
+        anchors.remember(event.group_id, text, said, event.occurred_at, speaker)
+        out.append(" ".join(dict.fromkeys(m.label for m in said)))
     return out
 
 
@@ -113,11 +124,14 @@ class Episoder:
         self.embedding_enabled = embedding_enabled and model is not None
         self.episode_partitions = episode_partitions
         self.backlog = backlog
+        self.anchors = Anchors()
 
     def forgotten(self, event: MemoryForgotten) -> list[Emit]:
         """A forget for ``memory.episodes``: under its group's key, or, for a whole
         tenant (whose groups live on every partition), one copy on each partition so
-        that every worker's lanes hear of it in their partitions' order."""
+        that every worker's lanes hear of it in their partitions' order. The days its
+        turns named are forgotten here too."""
+        self.anchors.forget(event.group_id, event.tenant if event.scope == "tenant" else None)
         if event.scope != "tenant":
             return [Emit(EPISODES, event.group_id, event)]
         return [Emit(EPISODES, event.group_id, event, p) for p in range(self.episode_partitions)]
@@ -149,7 +163,7 @@ class Episoder:
         started = time.perf_counter()
         contents = [turn_content(e) if isinstance(e, TurnRecorded) else e.content for e in sources]
         embedded, said = await asyncio.gather(
-            self._embed(contents), asyncio.to_thread(times_of, sources)
+            self._embed(contents), asyncio.to_thread(times_of, sources, self.anchors)
         )
         vectors = dict(zip(map(id, sources), embedded, strict=True))
         times = dict(zip(map(id, sources), said, strict=True))

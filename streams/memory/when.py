@@ -80,7 +80,8 @@ def _month(year: int, month: int) -> tuple[date, date]:
     return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
 
 
-def _week(day: date) -> tuple[date, date]:
+def week_of(day: date) -> tuple[date, date]:
+    """The Monday and Sunday of the week holding ``day``."""
     monday = day - timedelta(days=day.weekday())
     return monday, monday + timedelta(days=6)
 
@@ -149,7 +150,7 @@ Monday"), whatever other words it has."""
 _SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
 
 
-def _future(sentence: str) -> bool:
+def is_future(sentence: str) -> bool:
     """Whether ``sentence`` speaks of what is to come (then a bare "Friday" is the next)."""
     return bool(_FUTURE.search(sentence)) and not _PAST.search(sentence)
 
@@ -166,22 +167,29 @@ def _past_on(text: str, start: int, span: str, clause: str) -> bool:
 _CLAUSE_BREAK = re.compile(r",|;|\b(?:and|but|so)\b")
 
 
-def _sentence_of(text: str, start: int, end: int) -> str:
-    """The clause of ``text`` holding ``[start, end)``: its sentence (split at . ! ?),
-    cut at commas and "and", "but", "so" ("I applied … and they want me back on
-    Thursday": the second clause's tense is the one that dates Thursday)."""
-    for m in _SENTENCE.finditer(text):
-        if m.start() <= start and end <= m.end():
-            cuts = [
-                m.start(),
-                *(m.start() + b.start() for b in _CLAUSE_BREAK.finditer(m.group(0))),
-                m.end(),
-            ]
-            for left, right in itertools.pairwise(cuts):
-                if left <= start and end <= right:
-                    return text[left:right]
-            return m.group(0)
-    return text
+def sentence_of(text: str, start: int, end: int) -> re.Match[str] | None:
+    """The sentence of ``text`` (split at . ! ?) holding ``[start, end)``."""
+    return next(
+        (m for m in _SENTENCE.finditer(text) if m.start() <= start and end <= m.end()), None
+    )
+
+
+def clause_of(text: str, start: int, end: int) -> str:
+    """The clause of ``text`` holding ``[start, end)``: its sentence, cut at commas and
+    "and", "but", "so" ("I applied … and they want me back on Thursday": the second
+    clause's tense is the one that dates Thursday)."""
+    m = sentence_of(text, start, end)
+    if m is None:
+        return text
+    cuts = [
+        m.start(),
+        *(m.start() + b.start() for b in _CLAUSE_BREAK.finditer(m.group(0))),
+        m.end(),
+    ]
+    for left, right in itertools.pairwise(cuts):
+        if left <= start and end <= right:
+            return text[left:right]
+    return m.group(0)
 
 
 class When:
@@ -226,7 +234,7 @@ class When:
         self, text: str, start: int, span: str, clause: str, said_at: datetime
     ) -> Mention | None:
         """``span`` at ``text[start:]``, resolved with the tense of its ``clause``."""
-        return self.resolve(span, said_at, _future(clause), _past_on(text, start, span, clause))
+        return self.resolve(span, said_at, is_future(clause), _past_on(text, start, span, clause))
 
     def resolve(
         self, span: str, said_at: datetime, future: bool = False, past: bool = False
@@ -295,9 +303,9 @@ class When:
         day = _day_named(phrase, today, future, past)
         if day is not None:
             return Mention(span, day, day, "day")
-        holiday = _holiday(phrase, today, future)
-        if holiday is not None:
-            return Mention(span, holiday, holiday, "day")
+        fixed = holiday(phrase, today, future)
+        if fixed is not None:
+            return Mention(span, fixed, fixed, "day")
         if m := _BEFORE_LAST.match(phrase):
             unit = m.group(1)
             if unit in _WEEKDAYS or unit == "weekend":
@@ -334,7 +342,7 @@ class When:
             first, last = _month(day.year, day.month)
             return Mention(span, first, last, "month")
         if period == "week":
-            first, last = _week(day)
+            first, last = week_of(day)
             return Mention(span, first, last, "week")
         return Mention(span, day, day, "day")
 
@@ -381,7 +389,7 @@ def _on(year: int, month: int, day: int) -> date | None:
         return None
 
 
-def _holiday(phrase: str, today: date, future: bool) -> date | None:
+def holiday(phrase: str, today: date, future: bool) -> date | None:
     """The day a holiday named in ``phrase`` fell on (or falls on, when ``future``)
     nearest ``today``; ``last``/``next`` pick the one before or after."""
     from dateutil.easter import easter
@@ -477,7 +485,7 @@ def _shifted(span: str, today: date, unit: str, count: int) -> Mention:
         day = today - timedelta(days=count)
         return Mention(span, day, day, "day")
     if unit == "week":
-        first, last = _week(today - timedelta(days=7 * count))
+        first, last = week_of(today - timedelta(days=7 * count))
         return Mention(span, first, last, "week")
     if unit == "month":
         first_of = _add_months(today.replace(day=1), -count)
@@ -560,12 +568,12 @@ def _spans(text: str, parse: Callable[[str], Any] | None) -> tuple[list[Span], l
     naming a day), and the matches of the pattern above."""
     doc = parse(text) if parse is not None else None
     entities = [
-        (ent.start_char, ent.end_char, ent.text, _sentence_of(text, ent.start_char, ent.end_char))
+        (ent.start_char, ent.end_char, ent.text, clause_of(text, ent.start_char, ent.end_char))
         for ent in (doc.ents if doc is not None else ())
         if ent.label_ == "DATE" or (ent.label_ == "TIME" and _NAMED_DAY.search(ent.text))
     ]  # fmt: skip
     patterns = [
-        (m.start(), m.end(), m.group(0), _sentence_of(text, m.start(), m.end()))
+        (m.start(), m.end(), m.group(0), clause_of(text, m.start(), m.end()))
         for m in _PATTERN.finditer(text)
     ]
     return entities, patterns

@@ -1,0 +1,201 @@
+"""Times told by an event said before: "the day after my birthday", "the Monday after
+the interview", "two weeks before the wedding".
+
+A turn that dates an event ("my birthday is the 2nd", "the interview's next Tuesday")
+leaves an :class:`Anchor`: the words of its sentence and the day. A later turn of the same
+group that places a time by an event is resolved against the latest anchor said before it
+whose sentence holds the event's word ("interview's" holds "interview"; "we moved" holds
+"move"). A fixed holiday needs no anchor ("the week before Christmas").
+
+An anchor lives in the process that read it (a bounded number per group, a bounded
+number of groups): the turns of one import or one live conversation are read in their
+order, and a replay reads them again. A turn whose anchor was never read resolves to
+nothing, as it did before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from streams.memory.when import Mention, clause_of, holiday, is_future, sentence_of, week_of
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+          "a couple of": 2, "a few": 3, "ten": 10}  # fmt: skip
+_NOT_EVENTS = frozenset(
+    ("tomorrow", "yesterday", "today", "tonight", "that", "this", "it", "next", "last", "then",
+     "got", "get", "were", "was", "had", "did", "went", "came", "made", "said", "all")
+)  # fmt: skip
+"""Words after "the day after" that name no event of their own: times, and verbs too
+light to find the sentence that dated them ("the day after they got back")."""
+_TIED = re.compile(
+    r"(?<!every )\b(?:"
+    r"the\s+(?P<unit>day|morning|afternoon|evening|night|week|weekend|" + "|".join(_WEEKDAYS) + r")"
+    r"|(?P<count>a couple of|a few|an?|one|two|three|four|five|six|ten|\d{1,2})\s+"
+    r"(?P<counted>days?|weeks?))"
+    r"\s+(?P<side>after|before)\s+"
+    r"(?:(?P<whose>my|our|your|his|her|their|the|we|i|she|he|they)\s+)?"
+    r"(?P<event>[a-z][a-z'\u2019]+(?:\s+(?:eve|day))?)",
+    re.I,
+)
+_SINCE = re.compile(
+    r"\b(?P<count>a|an|one|two|three|four|five|six|ten|\d{1,2})\s+"
+    r"(?P<unit>year|month|week)s?\s+(?:since|to the day since)\b",
+    re.I,
+)
+_WORD = re.compile(r"[a-z][a-z'\u2019]+", re.I)
+_GROUPS = 10_000
+_PER_GROUP = 200
+
+
+def stem(word: str) -> str:
+    """``word`` without the endings that tell one event apart from itself: "moved",
+    "moving" and "move" are "mov"; "interview's" is "interview"."""
+    word = word.lower().replace("\u2019", "'").removesuffix("'s")
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A day an earlier sentence named, with that sentence's word stems."""
+
+    stems: frozenset[str]
+    day: date
+    said_at: datetime
+    speaker: str | None
+
+
+@dataclass
+class Anchors:
+    """The anchors each group has said, latest last (bounded, least recently used
+    groups forgotten first)."""
+
+    groups: OrderedDict[str, list[Anchor]] = field(default_factory=OrderedDict)
+
+    def remember(
+        self, group: str, text: str, mentions: list[Mention], said_at: datetime,
+        speaker: str | None,
+    ) -> None:  # fmt: skip
+        """An anchor for each day ``text`` names, with the words of its sentence (a week,
+        a month or a season anchors nothing)."""
+        said = self.groups.setdefault(group, [])
+        self.groups.move_to_end(group)
+        for m in mentions:
+            start = text.find(m.text)
+            if m.granularity != "day" or start < 0:
+                continue
+            sentence = sentence_of(text, start, start + len(m.text))
+            words = _WORD.findall(sentence.group(0) if sentence else text)
+            stems = frozenset(stem(w) for w in words)
+            said.append(Anchor(stems, m.start, said_at, speaker))
+        del said[:-_PER_GROUP]
+        while len(self.groups) > _GROUPS:
+            self.groups.popitem(last=False)
+
+    def forget(self, group: str, tenant: str | None = None) -> None:
+        """Drop the anchors of ``group``, or of every group of ``tenant`` when given."""
+        for known in list(self.groups):
+            if known == group or (tenant is not None and known.startswith(f"{tenant}:")):
+                del self.groups[known]
+
+    def tied(self, group: str, text: str, said_at: datetime, speaker: str | None) -> list[Mention]:
+        """The times ``text`` places by an event: each against the latest anchor of the
+        group said before ``said_at`` that names the event (the speaker's own first when
+        the event is "my"/"our" one), or a holiday."""
+        out = []
+        for m in _TIED.finditer(text):
+            event = m.group("event").lower()
+            if stem(event) in _NOT_EVENTS or event in _NOT_EVENTS:
+                continue
+            future = is_future(clause_of(text, m.start(), m.end()))
+            day = self._day_of(group, event, m.group("whose"), said_at, speaker, future)
+            if day is not None:
+                out.append(_shifted(m, day))
+        return out
+
+    def _day_of(
+        self, group: str, event: str, whose: str | None, said_at: datetime,
+        speaker: str | None, future: bool,
+    ) -> date | None:  # fmt: skip
+        fixed = holiday(event, said_at.date(), future)
+        if fixed is not None:
+            return fixed
+        word, today = stem(event.split()[0]), said_at.date()
+        said = [
+            a
+            for a in self.groups.get(group, ())
+            if word in a.stems and a.said_at <= said_at and (a.day >= today) == future
+        ]
+        own = [a for a in said if a.speaker == speaker]
+        mine = (whose or "").lower() in ("my", "our", "i", "we")
+        latest = (own if mine and own else said)[-1:]
+        return latest[0].day if latest else None
+
+
+def since(text: str, said: list[Mention], said_at: datetime) -> list[Mention]:
+    """The day an event was, told by how long ago it is ("yesterday was a year since
+    the diagnosis": a year before yesterday; "it's two weeks since we met": two weeks
+    before the day it was said). ``said``: the times ``text`` names."""
+    out = []
+    for m in _SINCE.finditer(text):
+        sentence = sentence_of(text, m.start(), m.end())
+        inside = sentence.group(0) if sentence else text
+        days = [x for x in said if x.granularity == "day" and x.text in inside]
+        day = days[0].start if days else said_at.date()
+        count = _COUNT.get(m.group("count").lower()) or int(m.group("count"))
+        unit = m.group("unit").lower()
+        if unit == "year":
+            back = _years_before(day, count)
+        elif unit == "month":
+            back = _months_before(day, count)
+        else:
+            back = day - timedelta(days=7 * count)
+        out.append(Mention(m.group(0), back, back, "day"))
+    return out
+
+
+def _years_before(day: date, count: int) -> date:
+    try:
+        return day.replace(year=day.year - count)
+    except ValueError:  # the 29th of February
+        return day.replace(year=day.year - count, day=28)
+
+
+def _months_before(day: date, count: int) -> date:
+    index = day.year * 12 + day.month - 1 - count
+    year, month = divmod(index, 12)
+    return day.replace(year=year, month=month + 1, day=min(day.day, 28))
+
+
+def _shifted(m: re.Match[str], day: date) -> Mention:
+    """The time ``m`` names, ``day`` being its event's."""
+    after = m.group("side").lower() == "after"
+    sign = 1 if after else -1
+    unit = (m.group("unit") or "").lower()
+    if m.group("counted"):
+        count = _COUNT.get(m.group("count").lower()) or int(m.group("count"))
+        days = count * (7 if m.group("counted").lower().startswith("week") else 1)
+        moved = day + timedelta(days=sign * days)
+        return Mention(m.group(0), moved, moved, "day")
+    if unit in _WEEKDAYS:
+        weekday = _WEEKDAYS.index(unit)
+        ahead = (weekday - day.weekday()) % 7 or 7
+        back = (day.weekday() - weekday) % 7 or 7
+        moved = day + timedelta(days=ahead if after else -back)
+        return Mention(m.group(0), moved, moved, "day")
+    if unit == "weekend":
+        saturday = day + timedelta(days=(5 - day.weekday()) % 7 or 7)
+        if not after:
+            saturday -= timedelta(days=7)
+        return Mention(m.group(0), saturday, saturday + timedelta(days=1), "week")
+    if unit == "week":
+        first, last = week_of(day + timedelta(days=7 * sign))
+        return Mention(m.group(0), first, last, "week")
+    moved = day + timedelta(days=sign)
+    return Mention(m.group(0), moved, moved, "day")

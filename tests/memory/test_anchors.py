@@ -1,0 +1,110 @@
+"""A time told by an event said before ("the day after my birthday") resolves against the
+day an earlier turn of the same group gave that event."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from uuid import uuid4
+
+import pytest
+
+from events.memory import MemoryForgotten, TurnRecorded
+from streams.memory.episoder import Episoder, times_of
+
+
+def turn(text: str, said: str, speaker: str = "Maeve", group: str = "t:s1") -> TurnRecorded:
+    return TurnRecorded(
+        event_id=uuid4(), group_id=group, user_message=text, agent_response="",
+        speaker=speaker, occurred_at=datetime.fromisoformat(f"{said}T10:00:00").replace(tzinfo=UTC),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "label"),
+    [
+        ("My birthday is on the 2nd of May.", "We got her the day after my birthday.",
+         "2025-05-03"),
+        ("The interview is next Tuesday at ten.", "They called me the Monday after the interview.",
+         "2025-04-21"),
+        ("The wedding is on Saturday the 12th of April.",
+         "We flew home two days after the wedding.", "2025-04-14"),
+        ("The move is on Friday the 11th of April.",
+         "I bought the car the Saturday before we moved.", "2025-04-05"),
+    ],
+)  # fmt: skip
+def test_a_time_told_by_an_event_resolves_against_the_day_an_earlier_turn_gave_it(
+    earlier: str, later: str, label: str
+) -> None:
+    said = times_of([turn(earlier, "2025-04-10"), turn(later, "2025-05-20")])
+    assert label in said[1].split()
+
+
+def test_my_birthday_is_the_speakers_own_not_the_last_one_named() -> None:
+    said = times_of(
+        [
+            turn("My birthday is on the 2nd of May.", "2025-04-10", speaker="Maeve"),
+            turn("Mine was on the 9th of May, remember?", "2025-05-12", speaker="Dev"),
+            turn("Ha, my birthday was on the 9th of May.", "2025-05-12", speaker="Dev"),
+            turn("We adopted Miso the day after my birthday.", "2025-05-20", speaker="Maeve"),
+        ]
+    )
+    assert said[3].split() == ["2025-05-03"]
+
+
+def test_a_past_event_is_not_read_against_a_day_still_to_come() -> None:
+    said = times_of(
+        [
+            turn("The wedding was on the 12th of April.", "2025-04-20"),
+            turn("The wedding is on the 20th of September.", "2025-08-01"),
+            turn("I cried the night before the wedding, back in April.", "2025-08-02"),
+        ]
+    )
+    assert "2025-04-11" in said[2].split()
+
+
+def test_another_groups_event_is_not_an_anchor() -> None:
+    said = times_of(
+        [
+            turn("My birthday is on the 2nd of May.", "2025-04-10", group="t:other"),
+            turn("We got her the day after my birthday.", "2025-05-20"),
+        ]
+    )
+    assert said[1] == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He watches it every night after the news.",
+        "She put it on the sofa the day after they got back from Crete.",
+        "The day before yesterday it rained.",
+    ],
+)
+def test_a_habit_a_light_verb_or_a_plain_time_is_no_event(text: str) -> None:
+    said = times_of(
+        [
+            turn("They got back on the 3rd of May, the news was on the 3rd too.", "2025-05-04"),
+            turn(text, "2025-05-20"),
+        ]
+    )
+    assert "2025-05-04" not in said[1].split()
+
+
+def test_how_long_since_an_event_dates_it() -> None:
+    said = times_of([turn("Yesterday was a year since the diagnosis, wasn't it?", "2025-12-13")])
+    assert said[0].split() == ["2025-12-12", "2024-12-12"]
+
+
+def test_the_week_before_a_holiday_needs_no_earlier_turn() -> None:
+    [said] = times_of([turn("We're flying home the week before Christmas.", "2025-11-01")])
+    assert "2025-12-15..2025-12-21" in said.split()
+
+
+def test_forgetting_a_group_forgets_the_days_its_turns_named() -> None:
+    episoder = Episoder(model=None)
+    first = turn("My birthday is on the 2nd of May.", "2025-04-10")
+    asyncio.run(episoder([first]))
+    episoder.forgotten(MemoryForgotten(event_id=uuid4(), group_id=first.group_id))
+    assert times_of([turn("We got her the day after my birthday.", "2025-05-20")],
+                    episoder.anchors) == [""]  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,8 @@ from events.registry.file import FileSchemaRegistry
 from events.serde import EventSerde
 from runtime.settings import TribalSettings
 from streams.chunker.kb import chunk_kb_article
-from streams.wiring import Emit, Handler, Incoming, ProcessingError
+from streams.failures import BadRecordError
+from streams.wiring import Emit, Handler, Incoming, ProcessingError, Record
 
 SOURCE = "tribal.kb.articles"
 
@@ -40,6 +42,34 @@ def _dead(serde: EventSerde, value: bytes) -> DeadLettered:
     event = serde.decode(value)
     assert isinstance(event, DeadLettered)
     return event
+
+
+@dataclass
+class Failing:
+    """A processor that raises ``error`` on its first ``times`` calls (on every call when
+    None), then chunks the article; ``calls`` counts how often the handler tried it."""
+
+    error: Exception
+    times: int | None = None
+    calls: int = 0
+
+    def __call__(self, event: Event) -> Iterable[Emit]:
+        self.calls += 1
+        if self.times is None or self.calls <= self.times:
+            raise self.error
+        return chunk_kb_article(event)
+
+
+async def _handled(serde: EventSerde, processor: object) -> Record:
+    """The one record the handler makes of article 1 with ``processor``."""
+    value = serde.encode(kb_article(1), SOURCE)
+    [record] = await _handler(serde, processor).handle(SOURCE, 0, 5, b"kb-1", value)
+    return record
+
+
+async def _dead_lettered(serde: EventSerde, processor: object) -> DeadLettered:
+    """The dead letter the handler makes of article 1 with ``processor``."""
+    return _dead(serde, (await _handled(serde, processor)).value)
 
 
 async def test_a_good_article_becomes_one_chunked_document_keyed_by_document_id(
@@ -88,23 +118,13 @@ async def test_an_event_on_the_wrong_topic_is_dead_lettered(serde: EventSerde) -
 
 
 async def test_a_processor_bug_is_dead_lettered_and_does_not_raise(serde: EventSerde) -> None:
-    def broken(event: Event) -> Iterable[Emit]:
-        raise ZeroDivisionError("boom")
-
-    value = serde.encode(kb_article(1), SOURCE)
-    [record] = await _handler(serde, broken).handle(SOURCE, 0, 5, b"kb-1", value)
-    dead = _dead(serde, record.value)
+    dead = await _dead_lettered(serde, Failing(ZeroDivisionError("boom")))
     assert dead.error_code == "PROCESSING_FAILED"
     assert "ZeroDivisionError: boom" in dead.error_message
 
 
 async def test_a_processing_error_keeps_its_code(serde: EventSerde) -> None:
-    def refuses(event: Event) -> Iterable[Emit]:
-        raise ProcessingError("TOO_LARGE", "article is 60 MB")
-
-    value = serde.encode(kb_article(1), SOURCE)
-    [record] = await _handler(serde, refuses).handle(SOURCE, 0, 5, b"kb-1", value)
-    dead = _dead(serde, record.value)
+    dead = await _dead_lettered(serde, Failing(ProcessingError("TOO_LARGE", "article is 60 MB")))
     assert (dead.error_code, dead.error_message) == ("TOO_LARGE", "[kb_chunker] article is 60 MB")
 
 
@@ -174,52 +194,25 @@ async def test_an_emit_with_an_explicit_partition_keeps_it_for_the_producer(
 async def test_a_transient_failure_is_retried_and_the_record_is_not_dead_lettered(
     serde: EventSerde,
 ) -> None:
-    calls = 0
-
-    def flaky(event: Event) -> Iterable[Emit]:
-        nonlocal calls
-        calls += 1
-        if calls < 3:
-            raise ConnectionRefusedError(111, "the model server is restarting")
-        return chunk_kb_article(event)
-
-    value = serde.encode(kb_article(1), SOURCE)
-    [record] = await _handler(serde, flaky).handle(SOURCE, 0, 5, b"kb-1", value)
+    flaky = Failing(ConnectionRefusedError(111, "the model server is restarting"), times=2)
+    record = await _handled(serde, flaky)
     assert isinstance(serde.decode(record.value), DocumentChunked)
-    assert calls == 3
+    assert flaky.calls == 3
 
 
 async def test_a_data_failure_is_dead_lettered_at_once_with_its_own_code(
     serde: EventSerde,
 ) -> None:
-    from streams.failures import BadRecordError
-
-    calls = 0
-
-    def refuses(event: Event) -> Iterable[Emit]:
-        nonlocal calls
-        calls += 1
-        raise BadRecordError("the article is 40 MB of one line")
-
-    value = serde.encode(kb_article(1), SOURCE)
-    [record] = await _handler(serde, refuses).handle(SOURCE, 0, 5, b"kb-1", value)
-    dead = _dead(serde, record.value)
+    refuses = Failing(BadRecordError("the article is 40 MB of one line"))
+    dead = await _dead_lettered(serde, refuses)
     assert dead.error_code == "INVALID_RECORD"
     assert "data failure" in dead.error_message
-    assert calls == 1
+    assert refuses.calls == 1
 
 
 async def test_an_unknown_failure_is_tried_a_bounded_number_of_times_then_dead_lettered(
     serde: EventSerde,
 ) -> None:
-    calls = 0
-
-    def broken(event: Event) -> Iterable[Emit]:
-        nonlocal calls
-        calls += 1
-        raise KeyError("surprise")
-
-    value = serde.encode(kb_article(1), SOURCE)
-    [record] = await _handler(serde, broken).handle(SOURCE, 0, 5, b"kb-1", value)
-    assert _dead(serde, record.value).error_code == "PROCESSING_FAILED"
-    assert calls == TribalSettings().unknown_failure_attempts
+    broken = Failing(KeyError("surprise"))
+    assert (await _dead_lettered(serde, broken)).error_code == "PROCESSING_FAILED"
+    assert broken.calls == TribalSettings().unknown_failure_attempts

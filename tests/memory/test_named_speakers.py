@@ -42,64 +42,49 @@ async def test_the_episode_keeps_the_speaker_and_the_turn_in_its_metadata() -> N
     assert episode.source_metadata["turn_id"] == str(turns[0].turn_id)
 
 
-async def test_first_person_statements_belong_to_whoever_said_them() -> None:
+async def stated(group_id: str, *lines: tuple[str, str]) -> set[tuple[str, str, str]]:
+    """(source, relation, target), by entity name, of each fact a conversation asserts."""
     m = memory()
-    turns = said(
-        "friends:chat",
-        ("Caroline", "I live in Leeds."),
-        ("Melanie", "I live in York."),
-        ("Jon", "I work at Initech."),
-        ("Caroline", "My email is caroline@example.com."),
-        ("Melanie", "I moved to Bristol last month."),
-    )
-    _, facts, _ = await m.run(turns)
-    names = {
-        e.entity_id: e.name for e in m.extractor.fold.dedup.groups["friends:chat"].entities.values()
-    }
-    asserted = {
+    _, facts, _ = await m.run(said(group_id, *lines))
+    entities = m.extractor.fold.dedup.groups[group_id].entities.values()
+    names = {e.entity_id: e.name for e in entities}
+    return {
         (names[f.source_entity_id], f.relation_type, names[f.target_entity_id])
         for f in facts
         if isinstance(f, RelationshipAsserted)
     }
-    assert asserted == {
-        ("Caroline", "lives_in", "Leeds"),
-        ("Melanie", "lives_in", "York"),
-        ("Jon", "works_at", "Initech"),
-        ("Caroline", "email", "caroline@example.com"),
-        ("Melanie", "lives_in", "Bristol"),
-    }
+
+
+FIRST_PERSON = [
+    ("Caroline", "I live in Leeds.", "lives_in", "Leeds"),
+    ("Melanie", "I live in York.", "lives_in", "York"),
+    ("Jon", "I work at Initech.", "works_at", "Initech"),
+    ("Caroline", "My email is caroline@example.com.", "email", "caroline@example.com"),
+    ("Melanie", "I moved to Bristol last month.", "lives_in", "Bristol"),
+]
+"""(speaker, what they say, relation, target): one chat among friends, and the fact each
+line states about whoever said it."""
+
+
+async def test_first_person_statements_belong_to_whoever_said_them() -> None:
+    asserted = await stated("friends:chat", *((who, text) for who, text, _, _ in FIRST_PERSON))
+    assert asserted == {(who, relation, target) for who, _, relation, target in FIRST_PERSON}
 
 
 async def test_we_is_the_organisation_of_the_speaker_not_of_the_last_one_who_named_theirs() -> None:
-    m = memory()
-    turns = said(
+    asserted = await stated(
         "team:chat",
         ("Priya", "I work at Globex."),
         ("Tom", "I work at Acme."),
         ("Priya", "We use Square for card payments."),
     )
-    _, facts, _ = await m.run(turns)
-    names = {
-        e.entity_id: e.name for e in m.extractor.fold.dedup.groups["team:chat"].entities.values()
-    }
-    uses = {
-        (names[f.source_entity_id], names[f.target_entity_id])
-        for f in facts
-        if isinstance(f, RelationshipAsserted) and f.relation_type == "uses"
-    }
+    uses = {(source, target) for source, relation, target in asserted if relation == "uses"}
     assert uses == {("Globex", "Square")}
 
 
 async def test_a_speaker_named_like_a_role_or_with_a_colon_is_still_the_one_speaking() -> None:
-    m = memory()
-    _, facts, _ = await m.run(
-        said("odd:names", ("Agent", "I live in Leeds."), ("Dr: Who", "I live in Cardiff."))
+    asserted = await stated(
+        "odd:names", ("Agent", "I live in Leeds."), ("Dr: Who", "I live in Cardiff.")
     )
-    entities = m.extractor.fold.dedup.groups["odd:names"].entities.values()
-    names = {e.entity_id: e.name for e in entities}
-    lives = {
-        (names[f.source_entity_id], names[f.target_entity_id])
-        for f in facts
-        if isinstance(f, RelationshipAsserted)
-    }
+    lives = {(source, target) for source, _, target in asserted}
     assert lives == {("Agent", "Leeds"), ("Dr: Who", "Cardiff")}

@@ -17,16 +17,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def embedder() -> SentenceTransformerEmbedder:
-    return SentenceTransformerEmbedder(MODEL)
-
-
-@pytest.fixture(scope="module")
 async def report(
-    tansu_bootstrap: str,
-    postgres_dsn: str,
-    embedder: SentenceTransformerEmbedder,
-    tmp_path_factory: pytest.TempPathFactory,
+    tansu_bootstrap: str, postgres_dsn: str, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Any]:
     chosen = [
         c
@@ -37,6 +29,7 @@ async def report(
         if c.kind == "kb":
             c.queries = c.queries[::3]
     data_dir: Path = tmp_path_factory.mktemp("eval")
+    embedder = SentenceTransformerEmbedder(MODEL)
     return await evaluate(tansu_bootstrap, postgres_dsn, data_dir, embedder, Console(), chosen)
 
 

@@ -44,7 +44,7 @@ from events.limits import (
     TENANT_MAX,
     TURN_ID_MAX,
 )
-from events.serde import EventSerde
+from events.serde import DecodeErrorCode, EventSerde
 
 Surface = Literal[
     "http", "mcp", "schema_registry", "raw_record", "kb_article", "file", "schema_names"
@@ -123,7 +123,8 @@ class Degraded:
 
 @dataclass(frozen=True)
 class DeadLetter:
-    code: str
+    code: DecodeErrorCode | Literal["UNEXPECTED_EVENT_TYPE"]
+    """A decode refusal's code, or the handler's for a valid event on another topic."""
 
 
 @dataclass(frozen=True)
@@ -418,20 +419,22 @@ def _bytes_in_message(serde: EventSerde, raw: bytes) -> bytes:
     return _turn_record(serde, user_message=marker).replace(marker.encode(), value)
 
 
-POISONS = {
-    "random_bytes": "NOT_WIRE_FORMAT", "empty_value": "NOT_WIRE_FORMAT",
-    "short_header": "NOT_WIRE_FORMAT", "wrong_magic_byte": "NOT_WIRE_FORMAT",
-    "json_instead_of_avro": "NOT_WIRE_FORMAT", "unknown_schema_id": "UNKNOWN_SCHEMA_ID",
-    "truncated_avro": "MALFORMED_PAYLOAD", "header_only": "MALFORMED_PAYLOAD",
-    "trailing_garbage": "MALFORMED_PAYLOAD", "foreign_record_type": "UNKNOWN_EVENT_TYPE",
-    "newer_schema_version": "NEWER_SCHEMA_VERSION", "model_violation": "INVALID_EVENT",
-    "wrong_event_type_on_topic": "UNEXPECTED_EVENT_TYPE",
-}  # fmt: skip
+NOT_WIRE = DeadLetter("NOT_WIRE_FORMAT")
+MALFORMED = DeadLetter("MALFORMED_PAYLOAD")
 INVALID = DeadLetter("INVALID_EVENT")
+POISONS = {
+    "random_bytes": NOT_WIRE, "empty_value": NOT_WIRE, "short_header": NOT_WIRE,
+    "wrong_magic_byte": NOT_WIRE, "json_instead_of_avro": NOT_WIRE,
+    "unknown_schema_id": DeadLetter("UNKNOWN_SCHEMA_ID"),
+    "truncated_avro": MALFORMED, "header_only": MALFORMED, "trailing_garbage": MALFORMED,
+    "foreign_record_type": DeadLetter("UNKNOWN_EVENT_TYPE"),
+    "newer_schema_version": DeadLetter("NEWER_SCHEMA_VERSION"), "model_violation": INVALID,
+    "wrong_event_type_on_topic": DeadLetter("UNEXPECTED_EVENT_TYPE"),
+}  # fmt: skip
 
 RAW_RECORDS: list[Case] = [
-    *(Case(f"raw_{name}", "raw_record", Raw(poison=name), DeadLetter(code))
-      for name, code in POISONS.items()),
+    *(Case(f"raw_{name}", "raw_record", Raw(poison=name), expect)
+      for name, expect in POISONS.items()),
     *_table("raw_record", [(name, Raw(build), expect) for name, build, expect in [
         ("raw_turn_nul_in_user_message", lambda s: _turn_record(s, user_message="a\x00b"), INVALID),
         ("raw_turn_esc_in_agent_response", lambda s: _turn_record(s, agent_response="\x1b[2J"), INVALID),
@@ -440,8 +443,8 @@ RAW_RECORDS: list[Case] = [
         ("raw_turn_too_many_metadata_entries", lambda s: _turn_record(s, metadata=MANY), INVALID),
         ("raw_turn_metadata_value_too_long", lambda s: _turn_record(s, metadata=LONG_VALUE), INVALID),
         ("raw_turn_session_id_of_10000_characters", lambda s: _turn_record(s, group_id=LONG_SESSION), INVALID),
-        ("raw_turn_surrogate_bytes_in_user_message", lambda s: _bytes_in_message(s, b"\xed\xa0\x80"), DeadLetter("MALFORMED_PAYLOAD")),
-        ("raw_turn_invalid_utf8_in_user_message", lambda s: _bytes_in_message(s, b"\xff\xfe"), DeadLetter("MALFORMED_PAYLOAD")),
+        ("raw_turn_surrogate_bytes_in_user_message", lambda s: _bytes_in_message(s, b"\xed\xa0\x80"), MALFORMED),
+        ("raw_turn_invalid_utf8_in_user_message", lambda s: _bytes_in_message(s, b"\xff\xfe"), MALFORMED),
         ("raw_system_event_nul_in_content", lambda s: _system_record(s, content="\x00"), INVALID),
         ("raw_system_event_type_too_long", lambda s: _system_record(s, event_type="t" * (EVENT_TYPE_MAX + 1)), INVALID),
         ("raw_forget_esc_in_reason", lambda s: _forget_record(s, reason="\x1b"), INVALID),

@@ -134,18 +134,24 @@ def test_a_memory_write_records_exactly_one_valid_event_or_is_refused_with_an_ag
     assert record.key == record.event.group_id
 
 
-def recorded_whole(edge: Edge, call: HttpCall) -> tuple[list[Any], list[Any]] | None:
-    """Send a batch write; None when it was refused (having recorded nothing), else its
-    receipts and the records it wrote, each a valid turn keyed by its group."""
+def recorded_whole(edge: Edge, call: HttpCall, items: str, *, merged: bool = False) -> None:
+    """Send a batch write of ``items``: refused, it records nothing; accepted, it records a
+    valid turn keyed by its group for each item, named by one receipt each (fewer turns
+    than items when ``merged``: an agent's message answers the one before it)."""
     sent = written(edge, call)
     if sent is None:
-        return None
+        return
     resp, emitted = sent
     for record in emitted:
         assert isinstance(record.event, TurnRecorded)
         assert edge.serde.decode(edge.serde.encode(record.event, TURNS)) == record.event
         assert record.key == record.event.group_id
-    return resp.json()["receipts"], emitted
+    receipts = resp.json()["receipts"]
+    assert {r["event_id"] for r in receipts} == {str(r.event.event_id) for r in emitted}
+    items_sent = len(json.loads(call.body or b"{}")[items])
+    assert 1 <= len(emitted) == len(receipts) <= items_sent
+    if not merged:
+        assert len(emitted) == items_sent
 
 
 @EDGE
@@ -153,11 +159,7 @@ def recorded_whole(edge: Edge, call: HttpCall) -> tuple[list[Any], list[Any]] | 
 def test_a_history_import_records_each_of_its_turns_or_is_refused_whole(
     edge: Edge, call: HttpCall
 ) -> None:
-    recorded = recorded_whole(edge, call)
-    if recorded is not None:
-        receipts, emitted = recorded
-        assert len(emitted) == len(receipts) == len(json.loads(call.body or b"{}")["turns"])
-        assert {r["event_id"] for r in receipts} == {str(r.event.event_id) for r in emitted}
+    recorded_whole(edge, call, "turns")
 
 
 @EDGE
@@ -165,11 +167,7 @@ def test_a_history_import_records_each_of_its_turns_or_is_refused_whole(
 def test_a_conversation_as_messages_records_its_turns_or_is_refused_whole(
     edge: Edge, call: HttpCall
 ) -> None:
-    recorded = recorded_whole(edge, call)
-    if recorded is not None:
-        receipts, emitted = recorded
-        sent = len(json.loads(call.body or b"{}")["messages"])
-        assert 1 <= len(emitted) == len(receipts) <= sent
+    recorded_whole(edge, call, "messages", merged=True)
 
 
 @EDGE

@@ -41,14 +41,20 @@ def test_source_run_with_a_missing_config_is_a_clear_error(tmp_path: Path) -> No
     assert "does not exist" in said(result.output)
 
 
+@pytest.fixture
+def pipeline(broker: Broker, tmp_path: Path) -> Pipeline:
+    """A pipeline with topics no other test shares on the broker, its data in ``tmp_path/data``."""
+    pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path / "data"))
+    asyncio.run(pipeline.create_topics())
+    return pipeline
+
+
 @pytest.mark.slow
 def test_archive_then_restore_moves_a_pipeline_to_a_new_broker(
-    broker: Broker, tmp_path: Path
+    broker: Broker, pipeline: Pipeline, tmp_path: Path
 ) -> None:
-    settings = isolated_settings(broker.bootstrap, tmp_path / "data")
-    source = Pipeline(settings)
-    asyncio.run(source.create_topics())
-    asyncio.run(source.produce("kb.articles", [(f"kb-{n}", kb_article(n)) for n in range(7)]))
+    settings = pipeline.settings
+    asyncio.run(pipeline.produce("kb.articles", [(f"kb-{n}", kb_article(n)) for n in range(7)]))
     env = {"TRIBAL_TOPIC_PREFIX": settings.topic_prefix, "TRIBAL_DATA_DIR": str(tmp_path)}
     archive = tmp_path / "backup"
     result = runner.invoke(app, ["archive", str(archive), "--bootstrap", broker.bootstrap], env=env)
@@ -66,13 +72,10 @@ def test_archive_then_restore_moves_a_pipeline_to_a_new_broker(
 
 @pytest.mark.slow
 def test_a_dead_letter_can_be_listed_shown_and_replayed_to_its_origin(
-    broker: Broker, tmp_path: Path
+    broker: Broker, pipeline: Pipeline, tmp_path: Path
 ) -> None:
     from events.deadletter import DeadLettered
 
-    settings = isolated_settings(broker.bootstrap, tmp_path / "data")
-    pipeline = Pipeline(settings)
-    asyncio.run(pipeline.create_topics())
     origin = pipeline.topic("kb.articles")
     good = pipeline.serde.encode(kb_article(9), origin)
     letter = DeadLettered(
@@ -87,7 +90,7 @@ def test_a_dead_letter_can_be_listed_shown_and_replayed_to_its_origin(
     asyncio.run(pipeline.produce("deadletter", [("kb-9", letter)]))
     env = {
         "TRIBAL_KAFKA_BOOTSTRAP": broker.bootstrap,
-        "TRIBAL_TOPIC_PREFIX": settings.topic_prefix,
+        "TRIBAL_TOPIC_PREFIX": pipeline.settings.topic_prefix,
         "TRIBAL_DATA_DIR": str(tmp_path / "data"),
     }
     listed = runner.invoke(app, ["deadletter", "list", "--json"], env=env)

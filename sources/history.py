@@ -58,11 +58,17 @@ class HistoryRecord(BaseModel):
 
 
 @dataclass(frozen=True)
-class HistoryTurn:
-    """A record that is a valid turn."""
+class RecordRead:
+    """One record of a history file as read: a turn, or the problem with it."""
 
     where: str
     """Where the record is in the file (``line 12``)."""
+
+
+@dataclass(frozen=True)
+class HistoryTurn(RecordRead):
+    """A record that is a valid turn."""
+
     turn: Turn
     """The record as the turn the memory API takes."""
     session: Session
@@ -70,10 +76,9 @@ class HistoryTurn:
 
 
 @dataclass(frozen=True)
-class RecordProblem:
+class RecordProblem(RecordRead):
     """A record that is not a valid turn, and why (an AgentError code and a message)."""
 
-    where: str
     code: str
     message: str
 

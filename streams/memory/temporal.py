@@ -24,16 +24,19 @@ from datetime import datetime
 from uuid import UUID
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Held:
-    """``target`` holds from ``valid_from``, by the relationship ``relationship_id``."""
+    """``target`` holds from ``valid_from``, by the relationship ``relationship_id``.
+
+    Slotted, as its subclasses are: the facts fold keeps every statement and every fact
+    of every group in memory, and a slotted record takes about a third less."""
 
     relationship_id: UUID
     target: UUID
     valid_from: datetime
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Statement(Held):
     """One statement of what holds; ``seq``: arrival order."""
 
@@ -42,7 +45,7 @@ class Statement(Held):
     """The name of the value it says it replaces (closes it even when many-valued)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Interval(Held):
     """A fact: what holds from ``valid_from`` until ``valid_to`` (None: still holds)."""
 

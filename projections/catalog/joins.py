@@ -61,6 +61,11 @@ class Edge:
     required: bool
     """All child columns are NOT NULL."""
 
+    @property
+    def enforced(self) -> bool:
+        """Whether the database enforces the key (Snowflake only declares it)."""
+        return self.child.database_type not in UNENFORCED_KEYS
+
 
 @dataclass(frozen=True)
 class Hop:
@@ -129,8 +134,7 @@ def join_types(path: Sequence[Hop]) -> list[JoinType]:
     types: list[JoinType] = []
     inner = True
     for hop in path:
-        enforced = hop.edge.child.database_type not in UNENFORCED_KEYS
-        inner = inner and hop.forward and hop.edge.required and enforced
+        inner = inner and hop.forward and hop.edge.required and hop.edge.enforced
         types.append("INNER" if inner else "LEFT")
     return types
 

@@ -1,7 +1,8 @@
 """What catalog queries return, with seed 001's field names (``TableSchema``, ``JoinStep``…).
 
 Plain frozen dataclasses: ``dataclasses.asdict`` turns any of them into the JSON the
-HTTP API and the MCP tools answer with.
+HTTP API and the MCP tools answer with. Those of more than four fields are keyword-only:
+the queries build them by name, so two fields of one type cannot trade places.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ class TableNotFoundError(LookupError):
         self.fqn = fqn
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ColumnDetail:
     """A column as observed, described by its documentation (else its comment)."""
 
@@ -67,7 +68,7 @@ class RelatedTable:
     description: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableSummary:
     """A table found by name, or listed in a domain."""
 
@@ -81,7 +82,7 @@ class TableSummary:
     object_type: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableSchema(TableSummary):
     """``get_table_schema``: the snapshot merged with its documentation."""
 
@@ -112,7 +113,7 @@ class DomainInfo:
     databases: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DomainOverview:
     """``get_domain_overview``."""
 
@@ -123,12 +124,12 @@ class DomainOverview:
     """Every database's overview of it, a paragraph each."""
     databases: tuple[str, ...]
     tables: tuple[TableSummary, ...]
-    er_diagram: str | None
-    """A Mermaid ER diagram of its tables."""
-    common_joins: tuple[str, ...]
+    er_diagram: str | None = None
+    """A Mermaid ER diagram of its tables (None while the documenter drew none)."""
+    common_joins: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JoinStep:
     """One join of a :class:`JoinPath`, in the order the ``SELECT`` makes them."""
 
@@ -143,7 +144,7 @@ class JoinStep:
     direction: Literal["child_to_parent", "parent_to_child"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JoinPath:
     """``get_join_path``: the shortest FK path and a runnable ``SELECT``."""
 

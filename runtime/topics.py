@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.settings import TribalSettings
@@ -19,7 +19,8 @@ class TopicSpec:
     name: str
     key: str
     events: tuple[str, ...]
-    source: bool
+    source: bool = field(kw_only=True)
+    """A system of record, kept forever (given by name: a bare True in a table says nothing)."""
     partitions: int | None = None
 
     def full_name(self, settings: TribalSettings) -> str:
@@ -44,36 +45,42 @@ class TopicSpec:
 
 
 TOPICS: tuple[TopicSpec, ...] = (
-    TopicSpec("schema.changes", "db.schema.table", ("TableObserved", "TableDropped"), True),
-    TopicSpec("files.changes", "repo:path", ("FileChanged", "FileDeleted", "FileSkipped"), True),
-    TopicSpec("kb.articles", "article id", ("KbArticleUpserted", "KbArticleDeleted"), True),
+    TopicSpec("schema.changes", "db.schema.table", ("TableObserved", "TableDropped"), source=True),
+    TopicSpec(
+        "files.changes", "repo:path", ("FileChanged", "FileDeleted", "FileSkipped"), source=True
+    ),
+    TopicSpec("kb.articles", "article id", ("KbArticleUpserted", "KbArticleDeleted"), source=True),
     TopicSpec(
         "memory.turns",
         "group_id",
         ("TurnRecorded", "SystemEventRecorded", "MemoryForgotten"),
-        True,
+        source=True,
     ),
-    TopicSpec("tables.documented", "table FQN", ("TableDocumented", "DomainDocumented"), False),
-    TopicSpec("chunks", "document id", ("DocumentChunked", "DocumentRetracted"), False),
+    TopicSpec(
+        "tables.documented", "table FQN", ("TableDocumented", "DomainDocumented"), source=False
+    ),
+    TopicSpec("chunks", "document id", ("DocumentChunked", "DocumentRetracted"), source=False),
     # A bulk load's chunks, passed on by the embedder to be embedded after live ones.
-    TopicSpec("chunks.bulk", "document id", ("DocumentChunked", "DocumentRetracted"), False),
-    TopicSpec("embeddings", "document id", ("ChunksEmbedded",), False),
-    TopicSpec("memory.episodes", "group_id", ("EpisodeRecorded", "MemoryForgotten"), False),
+    TopicSpec("chunks.bulk", "document id", ("DocumentChunked", "DocumentRetracted"), source=False),
+    TopicSpec("embeddings", "document id", ("ChunksEmbedded",), source=False),
+    TopicSpec("memory.episodes", "group_id", ("EpisodeRecorded", "MemoryForgotten"), source=False),
     TopicSpec(
         "memory.facts",
         "group_id",
         ("EntitiesExtracted", "EntityMerged", "RelationshipAsserted", "RelationshipInvalidated"),
-        False,
+        source=False,
     ),
-    TopicSpec("memory.summaries", "group_id", ("SummaryCreated",), False),
+    TopicSpec("memory.summaries", "group_id", ("SummaryCreated",), source=False),
     # Dead letters are evidence: keep them until someone re-drives or deletes them.
-    TopicSpec("deadletter", "original key", ("DeadLettered",), True, partitions=1),
+    TopicSpec("deadletter", "original key", ("DeadLettered",), source=True, partitions=1),
 )
 
 LANES: tuple[TopicSpec, ...] = (
     # A database's schema events re-keyed by tenant/database, so that one worker folds
     # the whole database in order (the documenter's lane); kept forever, like its source.
-    TopicSpec("documenter.by-database", "tenant/database", ("TableObserved", "TableDropped"), True),
+    TopicSpec(
+        "documenter.by-database", "tenant/database", ("TableObserved", "TableDropped"), source=True
+    ),
 )
 """Topics agents keep for themselves: created by the worker that reads them, and read by
 no projection."""

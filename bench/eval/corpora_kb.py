@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
 ROOT = Path(__file__).resolve().parents[2]
 KB_CORPORA = ROOT / "tests" / "eval" / "corpora" / "kb"
 
@@ -295,38 +297,37 @@ class _Section:
     parts: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Source:
-    """How one corpus reads its package's pages (``source`` of the corpus file)."""
+class Source(BaseModel):
+    """How one corpus reads its package's pages: the ``source`` of its corpus file, with
+    the corpus's ``name``. What the file leaves out takes the default given here."""
+
+    model_config = ConfigDict(frozen=True)
 
     name: str
-    package: str
+    package: str = Field(validation_alias="debian_package")
     root: Path
     paths: tuple[str, ...]
-    exclude: tuple[str, ...]
+    exclude: tuple[str, ...] = ()
     base_url: str
-    split_level: int
-    min_chars: int
-    max_chars: int
-    intent: tuple[str, ...]
-    device: tuple[str, ...]
-    author: str | None
+    split_level: int = SPLIT_LEVEL
+    min_chars: int = MIN_CHARS
+    max_chars: int = MAX_CHARS
+    intent: tuple[str, ...] = ("docs",)
+    device: tuple[str, ...] = ()
+    author: str | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _ends_in_slash(cls, url: str) -> str:
+        """One ``/`` at the end, so that a page's path can follow it."""
+        return url.rstrip("/") + "/"
 
     @classmethod
     def of(cls, corpus: Mapping[str, Any]) -> Source:
         s = corpus["source"]
         if s.get("format", "html") != "html":
             raise ValueError(f"{corpus['name']}: only html sources are read")
-        return cls(
-            name=corpus["name"], package=s["debian_package"], root=Path(s["root"]),
-            paths=tuple(s["paths"]), exclude=tuple(s.get("exclude", ())),
-            base_url=s["base_url"].rstrip("/") + "/",
-            split_level=int(s.get("split_level", SPLIT_LEVEL)),
-            min_chars=int(s.get("min_chars", MIN_CHARS)),
-            max_chars=int(s.get("max_chars", MAX_CHARS)),
-            intent=tuple(s.get("intent", ("docs",))), device=tuple(s.get("device", ())),
-            author=s.get("author"),
-        )  # fmt: skip
+        return cls.model_validate({**s, "name": corpus["name"]})
 
     def files(self) -> list[Path]:
         found: set[Path] = set()

@@ -69,43 +69,37 @@ class _LastError:
     at: float
 
 
+@dataclass(eq=False, repr=False)
 class ProjectionRunner:
     """Runs one projection until stopped (or until caught up, for rebuilds)."""
 
-    def __init__(
-        self,
-        projection: Projection,
-        settings: TribalSettings,
-        serde: EventSerde,
-        batch_size: int = 1000,
-        on_batch: Callable[[ProjectionRunner, int], None] | None = None,
-        health: HealthBoard | None = None,
-    ) -> None:
-        self.projection = projection
-        self.settings = settings
-        self.serde = serde
-        self.batch_size = batch_size
-        self.on_batch = on_batch
-        self.health = health
-        self.applied = 0
-        self.skipped_undecodable = 0
-        self.dead_lettered = 0
-        self.lag = Lag()
-        self._consumer: AIOKafkaConsumer | None = None
-        self._producer: AIOKafkaProducer | None = None
-        self._last_event_ts: dict[TP, int] = {}
-        self._first_headers: list[tuple[str, bytes]] | None = None
-        # What this runner has handled (applied or dead-lettered): the next offset per
-        # partition. Unlike the consumer's position it does not move on a fetch, so a
-        # batch retried forever shows as no progress.
-        self._done: dict[TP, int] = {}
-        self._ends: dict[TP, int] = {}
-        self._progress_at: dict[TP, float] = {}
-        self._raw: dict[tuple[str, int, int], tuple[bytes | None, bytes | None]] = {}
-        self._attempts: dict[tuple[str, int, int], int] = {}
-        self._last_error: _LastError | None = None
-        self._reporter: asyncio.Task[None] | None = None
-        self._applying_since: float | None = None
+    projection: Projection
+    settings: TribalSettings
+    serde: EventSerde
+    batch_size: int = 1000
+    on_batch: Callable[[ProjectionRunner, int], None] | None = None
+    health: HealthBoard | None = None
+    applied: int = field(default=0, init=False)
+    skipped_undecodable: int = field(default=0, init=False)
+    dead_lettered: int = field(default=0, init=False)
+    lag: Lag = field(default_factory=Lag, init=False)
+    _consumer: AIOKafkaConsumer | None = field(default=None, init=False)
+    _producer: AIOKafkaProducer | None = field(default=None, init=False)
+    _last_event_ts: dict[TP, int] = field(default_factory=dict, init=False)
+    _first_headers: list[tuple[str, bytes]] | None = field(default=None, init=False)
+    # What this runner has handled (applied or dead-lettered): the next offset per
+    # partition. Unlike the consumer's position it does not move on a fetch, so a
+    # batch retried forever shows as no progress.
+    _done: dict[TP, int] = field(default_factory=dict, init=False)
+    _ends: dict[TP, int] = field(default_factory=dict, init=False)
+    _progress_at: dict[TP, float] = field(default_factory=dict, init=False)
+    _raw: dict[tuple[str, int, int], tuple[bytes | None, bytes | None]] = field(
+        default_factory=dict, init=False
+    )
+    _attempts: dict[tuple[str, int, int], int] = field(default_factory=dict, init=False)
+    _last_error: _LastError | None = field(default=None, init=False)
+    _reporter: asyncio.Task[None] | None = field(default=None, init=False)
+    _applying_since: float | None = field(default=None, init=False)
 
     def _partitions(self) -> list[TopicPartition]:
         tps = []

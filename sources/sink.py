@@ -49,22 +49,16 @@ class MemorySink:
         return [e.event for e in self.emitted if topic is None or e.topic == topic]
 
 
+@dataclass(eq=False, repr=False)
 class KafkaSink:
     """Produces Avro events to Kafka with ``acks=all``; ``flush`` waits for the acks."""
 
-    def __init__(
-        self,
-        bootstrap: str,
-        serde: EventSerde,
-        topic_prefix: str = "tribal.",
-        linger_ms: int = 5,
-    ) -> None:
-        self.bootstrap = bootstrap
-        self.linger_ms = linger_ms
-        self.serde = serde
-        self.topic_prefix = topic_prefix
-        self._producer: Any = None
-        self._pending: list[asyncio.Future[Any]] = []
+    bootstrap: str
+    serde: EventSerde
+    topic_prefix: str = "tribal."
+    linger_ms: int = 5
+    _producer: Any = field(default=None, init=False)
+    _pending: list[asyncio.Future[Any]] = field(default_factory=list, init=False)
 
     async def start(self) -> KafkaSink:
         from aiokafka import AIOKafkaProducer

@@ -18,7 +18,7 @@ import inspect
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from events.base import Event
@@ -55,7 +55,7 @@ BatchProcessor = Callable[[Sequence[Event]], Iterable[Emit] | Awaitable[Iterable
 """From a batch of source events (in arrival order) to their derived events."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Record:
     """A record ready for the producer: full topic name, key and value bytes."""
 
@@ -65,7 +65,7 @@ class Record:
     partition: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Incoming:
     """A raw record as consumed, with its origin."""
 
@@ -76,13 +76,15 @@ class Incoming:
     value: bytes | None
 
 
+@dataclass(eq=False)
 class ProcessingError(Exception):
     """A processor refused an event; ``code`` goes into the dead letter."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+    code: str
+    message: str
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
 
 
 @dataclass(frozen=True)
@@ -130,25 +132,21 @@ async def _call(fn: Callable[[Any], Any], arg: Any) -> list[Emit]:
     return list(out)
 
 
+@dataclass(eq=False, repr=False)
 class Handler:
     """Runs one processor (or lane) over raw records from one source topic."""
 
-    def __init__(
-        self,
-        name: str,
-        processor: Processor | BatchProcessor | Lane,
-        accepts: tuple[type[Event], ...],
-        serde: EventSerde,
-        settings: TribalSettings,
-    ) -> None:
-        self.name = name
-        self.processor = processor
-        self.accepts = accepts
-        self.serde = serde
-        self.settings = settings
-        self._deadletter_topic = topic("deadletter", settings)
-        if isinstance(processor, Lane):
-            processor.bind(serde, settings)
+    name: str
+    processor: Processor | BatchProcessor | Lane
+    accepts: tuple[type[Event], ...]
+    serde: EventSerde
+    settings: TribalSettings
+    _deadletter_topic: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._deadletter_topic = topic("deadletter", self.settings)
+        if isinstance(self.processor, Lane):
+            self.processor.bind(self.serde, self.settings)
 
     def _decode(self, rec: Incoming) -> Event:
         event = self.serde.decode(rec.value or b"")

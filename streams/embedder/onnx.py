@@ -19,6 +19,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -157,27 +158,21 @@ def _session(onnx_path: Path, background: bool = False) -> tuple[Any, ModelLock]
     return found
 
 
+@dataclass(eq=False, repr=False)
 class OnnxEmbedder(LoadedOnFirstUse):
     """A sentence-transformers model (mean pooling) exported to ONNX and run with
     onnxruntime; loaded, and exported the first time, on first use."""
 
-    def __init__(
-        self,
-        name: str = DEFAULT_MODEL,
-        path: Path | None = None,
-        batch_size: int = 32,
-        cache: Path | None = None,
-    ) -> None:
-        self.name = name
-        self.path = path
-        self.batch_size = batch_size
-        self.cache = cache
-        self._session: Any = None
-        self._tokenizer: Any = None
-        self._lock = ModelLock()
-        self._dims = 0
-        self._fallback: SentenceTransformerEmbedder | None = None
-        self._target: Path | None = None
+    name: str = DEFAULT_MODEL
+    path: Path | None = None
+    batch_size: int = 32
+    cache: Path | None = None
+    _session: Any = field(default=None, init=False)
+    _tokenizer: Any = field(default=None, init=False)
+    _lock: ModelLock = field(default_factory=ModelLock, init=False)
+    _dims: int = field(default=0, init=False)
+    _fallback: SentenceTransformerEmbedder | None = field(default=None, init=False)
+    _target: Path | None = field(default=None, init=False)
 
     def model_dir(self) -> Path:
         return self.path or (

@@ -17,6 +17,7 @@ import signal
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -139,31 +140,25 @@ async def wait_healthy(api: Api, children: Children, timeout: float) -> dict[str
     raise AssertionError(f"the API was not healthy in {timeout:.0f}s\n{children.tails()}")
 
 
+@dataclass(eq=False, repr=False)
 class DistributedStack:
-    """``workers`` times ``tribal worker --role all`` (one group), ``tribal project``
+    """``n_workers`` times ``tribal worker --role all`` (one group), ``tribal project``
     and ``tribal api``, each its own OS process, on isolated topics, a database of their
     own and Weaviate as the index."""
 
-    def __init__(
-        self,
-        kafka_bootstrap: str,
-        admin_dsn: str,
-        weaviate: WeaviateEndpoint,
-        data_dir: Path,
-        tenant: str,
-        key: str,
-        workers: int = 2,
-    ) -> None:
-        self.kafka_bootstrap = kafka_bootstrap
-        self.admin_dsn = admin_dsn
-        self.weaviate = weaviate
-        self.data_dir = data_dir
-        self.tenant = tenant
-        self.key = key
-        self.n_workers = workers
-        self.children = Children(data_dir / "logs")
-        self.workers: list[ChildProcess] = []
-        self.dsn = ""
+    kafka_bootstrap: str
+    admin_dsn: str
+    weaviate: WeaviateEndpoint
+    data_dir: Path
+    tenant: str
+    key: str
+    n_workers: int = 2
+    children: Children = field(init=False)
+    workers: list[ChildProcess] = field(default_factory=list, init=False)
+    dsn: str = field(default="", init=False)
+
+    def __post_init__(self) -> None:
+        self.children = Children(self.data_dir / "logs")
 
     async def start(self, timeout: float = 150.0) -> DistributedStack:
         self.dsn = dsn = await fresh_database(self.admin_dsn, "e2e")

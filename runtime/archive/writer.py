@@ -7,6 +7,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ ARCHIVED_CONFIGS = ("cleanup.policy", "retention.ms", "retention.bytes")
 """Topic settings kept with the archive: the ones deciding whether records survive."""
 
 
+@dataclass(eq=False, repr=False)
 class ArchiveWriter:
     """Copies records from a broker into an :class:`ArchiveStore` as they are written.
 
@@ -31,25 +33,22 @@ class ArchiveWriter:
     exactly where its last fsync left off and never needs the broker to remember it.
     """
 
-    def __init__(
-        self,
-        bootstrap: str,
-        root: Path,
-        topic_filter: TopicFilter,
-        flush_ms: int = 100,
-        offsets_every_ms: int = 200,
-    ) -> None:
-        self.bootstrap = bootstrap
+    bootstrap: str
+    root: InitVar[Path]
+    """The archive's directory: the writer keeps the :class:`ArchiveStore` on it."""
+    topic_filter: TopicFilter
+    flush_ms: int = 100
+    offsets_every_ms: int = 200
+    store: ArchiveStore = field(init=False)
+    archived: int = field(default=0, init=False)
+    _consumer: AIOKafkaConsumer | None = field(default=None, init=False)
+    _admin: AIOKafkaAdminClient | None = field(default=None, init=False)
+    _assigned: set[TopicPartition] = field(default_factory=set, init=False)
+    _configs: dict[str, dict[str, str]] = field(default_factory=dict, init=False)
+    _last_offsets: list[tuple[str, str, int, int, str]] | None = field(default=None, init=False)
+
+    def __post_init__(self, root: Path) -> None:
         self.store = ArchiveStore(root)
-        self.topic_filter = topic_filter
-        self.flush_ms = flush_ms
-        self.offsets_every_ms = offsets_every_ms
-        self._consumer: AIOKafkaConsumer | None = None
-        self._admin: AIOKafkaAdminClient | None = None
-        self._assigned: set[TopicPartition] = set()
-        self._configs: dict[str, dict[str, str]] = {}
-        self._last_offsets: list[tuple[str, str, int, int, str]] | None = None
-        self.archived = 0
 
     async def start(self) -> None:
         self._consumer = AIOKafkaConsumer(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from projections.index import pgvector_sql as sql
@@ -48,26 +48,23 @@ _OR_QUERY = "(SELECT replace(plainto_tsquery('english', $1)::text, ' & ', ' | ')
 """Any query word matches (BM25-like), not all of them as ``plainto_tsquery`` would."""
 
 
+@dataclass(eq=False, repr=False)
 class PgVectorIndex(SearchIndex):
     """:class:`~projections.index.port.SearchIndex` on PostgreSQL with pgvector."""
 
-    def __init__(
-        self,
-        dsn: str,
-        schema: str = DEFAULT_SCHEMA,
-        model: str | None = None,
-        dims: int = 384,
-        defer_indexes: bool = False,
-    ) -> None:
-        self.dsn = dsn
-        self.defer_indexes = defer_indexes
-        """Leave the search indexes to :meth:`build_indexes`: a shadow generation's bulk
-        load is several times faster without them."""
-        self.schema = schema
-        self.model = model
-        self.dims = dims
-        self.pool: Any = None
-        self._tx: ContextVar[Any] = ContextVar(f"pgvector-tx-{id(self)}", default=None)
+    dsn: str
+    schema: str = DEFAULT_SCHEMA
+    model: str | None = None
+    dims: int = 384
+    defer_indexes: bool = False
+    """Leave the search indexes to :meth:`build_indexes`: a shadow generation's bulk
+    load is several times faster without them."""
+    pool: Any = field(default=None, init=False)
+    _tx: ContextVar[Any] = field(init=False)
+    """The connection of the transaction this task is in (:meth:`transaction`), if any."""
+
+    def __post_init__(self) -> None:
+        self._tx = ContextVar(f"pgvector-tx-{id(self)}", default=None)
 
     @property
     def _s(self) -> str:

@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import uuid
 import zipfile
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 from devstack.processes import HOST, Server, cache_dir, file_lock, pick_port
@@ -146,26 +147,25 @@ logger.state.level = WARN
 """
 
 
+@dataclass(eq=False)
 class KafkaNode(Server):
     """One Apache Kafka process acting as KRaft controller and broker, on loopback."""
 
-    def __init__(
-        self,
-        state_dir: Path,
-        *,
-        port: int | None = None,
-        controller_port: int | None = None,
-        heap: str = "512m",
-        tie_to_parent: bool = True,
-        version: str = KAFKA_VERSION,
-    ) -> None:
-        self.state_dir = Path(state_dir).absolute()
-        self.host = HOST
-        self.port = port or pick_port()
-        self.controller_port = controller_port or pick_port()
-        self.heap = heap
-        self.tie_to_parent = tie_to_parent
-        self.libs = kafka_libs(version)
+    state_dir: Path
+    _: KW_ONLY
+    port: int = field(default_factory=pick_port)
+    controller_port: int = field(default_factory=pick_port)
+    heap: str = "512m"
+    tie_to_parent: bool = True
+    version: str = KAFKA_VERSION
+    """The version to fetch; once fetched, the version its jars report."""
+    host: str = field(default=HOST, init=False)
+    libs: Path = field(init=False)
+    log_path: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.state_dir = Path(self.state_dir).absolute()
+        self.libs = kafka_libs(self.version)
         self.version = kafka_version(self.libs)
         self.log_path = self.state_dir / "kafka.log"
 

@@ -38,7 +38,6 @@ from sources.sink import EventSink
 
 log = logging.getLogger(__name__)
 
-DEBOUNCE_S = 0.05
 BACKOFF_INITIAL_S = 0.5
 BACKOFF_MAX_S = 30.0
 
@@ -55,7 +54,8 @@ class PostgresSource:
     schemas: Sequence[str] | None = None
     include_samples: bool = False
     tenant: str = "default"
-    debounce: float = DEBOUNCE_S
+    debounce: float = 0.05
+    """Seconds to wait after a DDL doorbell, so a burst of DDL is read in one pass."""
     connect_timeout: float = 10.0
     trigger_installed: bool = field(default=False, init=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)

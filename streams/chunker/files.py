@@ -21,7 +21,7 @@ from events.base import Event
 from events.chunks import Chunk, DocumentChunked, DocumentRetracted
 from events.files import FileChanged, FileDeleted, FileSkipped
 from streams.chunker.pieces import Piece, SourceDocument
-from streams.chunker.registry import IngesterRegistry
+from streams.chunker.registry import IngesterRegistry, Ingestion
 from streams.wiring import Emit, ProcessingError
 
 MAX_DOCUMENT_BYTES = 900_000
@@ -73,6 +73,17 @@ def _valid_text(content: str) -> str:
     return content
 
 
+def _document_metadata(event: FileChanged, ingestion: Ingestion, dropped: int) -> dict[str, str]:
+    """The file's repo and size, the ingesters that declined it before the one that
+    chunked it, and how many chunks the size cap dropped."""
+    metadata = {"repo": event.repo, "size_bytes": str(event.size_bytes)}
+    if ingestion.attempts:
+        metadata["declined_by"] = "; ".join(f"{a} ({r})" for a, r in ingestion.attempts)
+    if dropped:
+        metadata.update(truncated="true", chunks_dropped=str(dropped))
+    return metadata
+
+
 class FileChunker:
     """The ``file_chunker`` agent's processor."""
 
@@ -104,11 +115,6 @@ class FileChunker:
             raise ProcessingError("CHUNKING_FAILED", f"{event.path}: {exc}") from exc
         language = ingestion.language or event.language
         chunks, dropped = to_chunks(doc_id, event.sha256, ingestion.pieces, language)
-        metadata = {"repo": event.repo, "size_bytes": str(event.size_bytes)}
-        if ingestion.attempts:
-            metadata["declined_by"] = "; ".join(f"{a} ({r})" for a, r in ingestion.attempts)
-        if dropped:
-            metadata.update(truncated="true", chunks_dropped=str(dropped))
         return Emit(
             "chunks",
             doc_id,
@@ -122,7 +128,7 @@ class FileChunker:
                 language=language,
                 chunked_by=ingestion.agent_id,
                 chunks=chunks,
-                metadata=metadata,
+                metadata=_document_metadata(event, ingestion, dropped),
             ),
         )
 

@@ -68,6 +68,12 @@ class Partition(Value):
     )
 
 
+def qualified_name(database: str, schema: str, table: str) -> str:
+    """``database.schema.table``: the name a table goes by in every event, document and
+    search result, and the key of its events on the topic."""
+    return f"{database}.{schema}.{table}"
+
+
 class _TableEvent(TenantEvent):
     database: str
     schema_name: str
@@ -76,7 +82,7 @@ class _TableEvent(TenantEvent):
     @property
     def fully_qualified_name(self) -> str:
         """``database.schema.table``, the topic key."""
-        return f"{self.database}.{self.schema_name}.{self.table_name}"
+        return qualified_name(self.database, self.schema_name, self.table_name)
 
 
 class TableObserved(_TableEvent):

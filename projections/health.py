@@ -19,9 +19,10 @@ from projections.rows import from_row
 HEALTH_SCHEMA = "tribal_ops"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StageHealth:
-    """One stage's latest report."""
+    """One stage's latest report; built by keyword (``partition`` and ``offset`` are both
+    ints, easily swapped)."""
 
     stage: str
     lag_messages: int

@@ -16,6 +16,7 @@ code the HTTP API answers too (``INVALID_TEXT``, ``INVALID_GROUP_ID``, ...).
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Sequence
@@ -176,19 +177,67 @@ def turn_event(turn: Turn, session: Session, event_id: UUID | None = None) -> Tu
     refuses it (what :meth:`MemoryIngestor.ingest_turn` sends, without sending it)."""
     group_id = validate_group_id(session.group_id)
     _bounded(user_message=turn.user_message, agent_response=turn.agent_response)
+    speaker, message = said_by(turn)
     extra: dict[str, Any] = {} if turn.turn_id is None else {"turn_id": turn.turn_id}
     if event_id is not None:
         extra["event_id"] = event_id
     return _event(
         TurnRecorded,
         group_id=group_id,
-        user_message=turn.user_message,
+        user_message=message,
         agent_response=turn.agent_response,
         metadata=turn.metadata,
         **extra,
-        **_when(turn.occurred_at),
-        **_speaker(turn.speaker),
+        **_when(turn.occurred_at or said_at(turn.metadata)),
+        **_speaker(speaker),
     )
+
+
+TIME_KEYS = ("occurred_at", "session_date", "timestamp", "created_at")
+"""Metadata keys that, in transcripts exported from elsewhere, say when a turn was
+said; read only when the turn has no ``occurred_at`` of its own."""
+
+
+def said_at(metadata: dict[str, str]) -> datetime | None:
+    """When ``metadata`` says the turn was said (a key of :data:`TIME_KEYS` holding an
+    absolute time: "2023-05-08T13:56:00Z", "1:56 pm on 8 May, 2023"; UTC when no zone
+    is given), or None. A relative time ("yesterday") or anything else is not read."""
+    for key in TIME_KEYS:
+        value = metadata.get(key, "").strip()
+        if not value:
+            continue
+        try:
+            found: datetime | None = datetime.fromisoformat(value)
+        except ValueError:
+            found = _absolute_times().get_date_data(value).date_obj
+        if found is not None:
+            return found if found.tzinfo is not None else found.replace(tzinfo=UTC)
+    return None
+
+
+@functools.cache
+def _absolute_times() -> Any:
+    """dateparser (BSD-3-Clause) reading English absolute times only, built once."""
+    from dateparser.date import DateDataParser
+
+    return DateDataParser(
+        languages=["en"],
+        settings={"TIMEZONE": "UTC", "RETURN_AS_TIMEZONE_AWARE": True,
+                  "PARSERS": ["timestamp", "absolute-time"]},
+    )  # fmt: skip
+
+
+def said_by(turn: Turn) -> tuple[str | None, str]:
+    """Who said ``turn`` and what: its ``speaker``, else the name ``metadata.user_name``
+    gives. A message that opens with its speaker's name ("Caroline: Hey Mel!", as
+    transcripts write it) loses that opening, so the episode does not name them twice."""
+    speaker = turn.speaker or turn.metadata.get("user_name", "").strip() or None
+    message = turn.user_message
+    if speaker is not None:
+        opening = re.match(rf"\s*{re.escape(speaker)}\s*:\s*", message)
+        if opening is not None and message[opening.end() :].strip():
+            message = message[opening.end() :]
+    return speaker, message
 
 
 def turn_problem(turn: Turn, session: Session) -> IngestionError | None:

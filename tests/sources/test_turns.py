@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from devstack import Broker
 from devstack.pipeline import Pipeline, isolated_settings
 from events.memory import MemoryForgotten, SystemEventRecorded, TurnRecorded, episode_id_for
 from sources.sink import KafkaSink, MemorySink
-from sources.turns import IngestionError, MemoryIngestor, Session, Turn
+from sources.turns import IngestionError, MemoryIngestor, Session, Turn, turn_event
 
 
 async def test_a_turn_is_recorded_under_its_group_id_with_a_stable_episode_id() -> None:
@@ -171,3 +172,39 @@ def test_without_a_broker_memory_endpoints_answer_503_not_500(tmp_path: Path) ->
         r = client.post("/v1/memory/turns", json={"group_id": "acme:s1", "user_message": "hi"})
     assert r.status_code == 503
     assert r.json()["error"]["recoverable"] is True
+
+
+@pytest.mark.parametrize(
+    ("metadata", "said"),
+    [
+        ({"user_name": "Caroline", "session_date": "1:56 pm on 8 May, 2023"},
+         "2023-05-08T13:56:00+00:00"),
+        ({"user_name": "Caroline", "timestamp": "2023-05-08T15:56:00+02:00"},
+         "2023-05-08T13:56:00+00:00"),
+        ({"user_name": "Caroline", "created_at": "2023-05-08 13:56"}, "2023-05-08T13:56:00+00:00"),
+    ],
+)  # fmt: skip
+def test_a_transcript_turn_takes_its_speaker_and_time_from_its_metadata(
+    metadata: dict[str, str], said: str
+) -> None:
+    event = turn_event(Turn(user_message="Caroline: Hey Mel!", metadata=metadata), S1)
+    assert (event.speaker, event.user_message) == ("Caroline", "Hey Mel!")
+    assert event.occurred_at.isoformat() == said
+
+
+def test_a_turns_own_speaker_and_time_win_over_its_metadata() -> None:
+    own = datetime(2024, 1, 2, 3, 4, tzinfo=UTC)
+    event = turn_event(
+        Turn(user_message="Caroline: hi", speaker="Mel", occurred_at=own,
+             metadata={"user_name": "Caroline", "session_date": "8 May 2023"}),
+        S1,
+    )  # fmt: skip
+    assert (event.speaker, event.user_message, event.occurred_at) == ("Mel", "Caroline: hi", own)
+
+
+@pytest.mark.parametrize("value", ["yesterday", "soon", "not a date"])
+def test_a_metadata_time_that_is_not_absolute_is_left_alone(value: str) -> None:
+    before = datetime.now(UTC)
+    event = turn_event(Turn(user_message="hi", metadata={"session_date": value}), S1)
+    assert event.occurred_at >= before
+    assert event.speaker is None

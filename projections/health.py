@@ -28,6 +28,8 @@ class StageHealth:
     lag_messages: int
     stuck: bool
     topic: str | None = None
+    """Where the stage stands still: the topic and partition that have had work longest
+    without advancing (None while every partition advances)."""
     partition: int | None = None
     offset: int | None = None
     """The next offset the stage has to apply on the partition that does not advance."""

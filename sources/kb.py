@@ -110,19 +110,10 @@ class HostArticle(BaseModel):
         return hashlib.sha256(canonical.encode()).hexdigest()
 
     def upserted(self, tenant: str, notes: tuple[str, ...] = ()) -> KbArticleUpserted:
-        m = self.metadata
-        return KbArticleUpserted(
-            tenant=tenant,
-            article_id=self.id,
-            title=self.title,
-            url=self.url,
-            content=self.content,
-            intent=m.intent,
-            device=m.device,
-            last_updated=m.last_updated,
-            author=m.author,
-            notes=notes,
-        )
+        """The article as an event: ``id`` as ``article_id``, every other field of the
+        article and of its metadata under its own name (seed 002 named them alike)."""
+        fields = {**self.model_dump(exclude={"id", "metadata"}), **self.metadata.model_dump()}
+        return KbArticleUpserted(tenant=tenant, article_id=self.id, notes=notes, **fields)
 
 
 def _event_notes(notes: list[str]) -> tuple[str, ...]:

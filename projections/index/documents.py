@@ -19,6 +19,8 @@ KIND_BY_SOURCE = {
 """``DocumentChunked.source_type`` → kind; unknown source types are help-desk-like text."""
 _CHUNK_OWN = ("symbol", "parent_symbol", "fully_qualified_name", "start_line", "end_line")
 """Where a chunk sits in its document, under the names an indexed object gives them."""
+_TABLE_OWN = ("tenant", "fully_qualified_name", "database", "domain")
+"""What a table's object keeps of its documentation under the same names."""
 
 
 def _split(value: str | None) -> tuple[str, ...]:
@@ -71,12 +73,9 @@ def table_object(event: TableDocumented) -> IndexedObject:
         kind=Kind.TABLE_DOC,
         document_id=doc,
         text=table_search_text(event),
-        tenant=event.tenant,
         document_version=event.metadata_hash,
         title=event.table_name,
-        fully_qualified_name=event.fully_qualified_name,
-        database=event.database,
-        domain=event.domain,
+        **{name: getattr(event, name) for name in _TABLE_OWN},
         updated_at=event.occurred_at,
         metadata={
             "schema": event.schema_name,

@@ -22,6 +22,9 @@ from streams.llm import LLMProvider, LocalProvider, StructuredResult, provider_f
 
 DOCUMENTED = "tables.documented"
 R = TypeVar("R")
+_SAME_NAMED = ("tenant", "fully_qualified_name", "database", "schema_name", "table_name",
+               "metadata_hash", "database_type", "row_count_approx")  # fmt: skip
+"""Fields a table's documentation copies from its snapshot under the same name."""
 
 
 def make_provider(env: dict[str, str] | None = None) -> LLMProvider:
@@ -52,6 +55,12 @@ def _provenance(result: StructuredResult[Any]) -> dict[str, Any]:
         "output_tokens": result.output_tokens,
         "fallback_reason": result.fallback_reason,
     }
+
+
+def _from_snapshot(table: TableObserved) -> dict[str, Any]:
+    """What a table's documentation keeps of the snapshot it documents."""
+    fields = {name: getattr(table, name) for name in _SAME_NAMED}
+    return {**fields, "existing_comment": table.comment}
 
 
 class Documenter:
@@ -133,22 +142,14 @@ class Documenter:
         )
         related = tuple(dict.fromkeys(f for f, _, _ in prompts.neighbours(table, incoming)))
         return TableDocumented(
-            tenant=table.tenant,
-            fully_qualified_name=table.fully_qualified_name,
-            database=table.database,
-            schema_name=table.schema_name,
-            table_name=table.table_name,
+            **_from_snapshot(table),
             domain=spec.domain,
             description=doc.description,
             column_descriptions=columns,
             keywords=tuple(doc.keywords),
-            metadata_hash=table.metadata_hash,
             priority=spec.priority,
             key_columns=keys,
-            existing_comment=table.comment,
             columns_from_comments=from_comments,
-            database_type=table.database_type,
-            row_count_approx=table.row_count_approx,
             related_tables=related,
             content=content,
             **_provenance(result),

@@ -6,33 +6,44 @@ import pytest
 
 from streams.inflection import singular, singular_phrase
 
-WORDS = {
-    # regular plurals
-    "orders": "order", "items": "item", "users": "user", "days": "day", "keys": "key",
-    "categories": "category", "companies": "company", "countries": "country",
-    "boxes": "box", "taxes": "tax", "batches": "batch", "hashes": "hash",
-    "addresses": "address", "classes": "class", "processes": "process",
-    "statuses": "status", "campuses": "campus", "buses": "bus", "viruses": "virus",
-    "aliases": "alias", "lenses": "lens", "databases": "database", "houses": "house",
-    "causes": "cause", "courses": "course", "responses": "response", "sizes": "size",
-    "buzzes": "buzz", "schemas": "schema", "photos": "photo", "archives": "archive",
-    "kpis": "kpi", "apis": "api", "taxis": "taxi", "menus": "menu",
-    # -e words whose plural only adds an s
-    "caches": "cache", "movies": "movie", "cookies": "cookie", "shoes": "shoe",
-    "ties": "tie",
-    # irregular
+
+def _plurals(ending: str, singulars: str, drop: int = 0) -> list[tuple[str, str]]:
+    """(plural, singular) for each word whose plural drops ``drop`` letters and adds ``ending``."""
+    return [(word[: len(word) - drop] + ending, word) for word in singulars.split()]
+
+
+IRREGULAR = {
     "people": "person", "children": "child", "women": "woman", "men": "man",
     "salespeople": "salesperson", "analyses": "analysis", "diagnoses": "diagnosis",
     "indices": "index", "matrices": "matrix", "criteria": "criterion", "quizzes": "quiz",
     "lives": "life", "leaves": "leaf", "heroes": "hero", "excuses": "excuse",
-    # already singular, or uncountable
-    "status": "status", "address": "address", "analysis": "analysis", "basis": "basis",
-    "history": "history", "news": "news", "series": "series", "species": "species",
-    "data": "data", "metadata": "metadata", "media": "media", "campus": "campus",
-    "bonus": "bonus", "business": "business", "access": "access", "axis": "axis",
-    "chassis": "chassis", "analytics": "analytics", "specimen": "specimen",
-    "alias": "alias", "gas": "gas", "person": "person", "child": "child",
 }  # fmt: skip
+"""Plurals no rule makes from their singular."""
+
+WORDS = dict(
+    [
+        # regular plurals
+        *_plurals(
+            "s",
+            "order item user day key database house cause course response size schema photo "
+            "archive kpi api taxi menu",
+        ),
+        *_plurals(
+            "es", "box tax batch hash address class process status campus bus virus alias lens buzz"
+        ),
+        *_plurals("ies", "category company country", drop=1),
+        # -e words whose plural only adds an s
+        *_plurals("s", "cache movie cookie shoe tie"),
+        *IRREGULAR.items(),
+        # already singular, or uncountable: the word is its own plural
+        *_plurals(
+            "",
+            "status address analysis basis history news series species data metadata media "
+            "campus bonus business access axis chassis analytics specimen alias gas person child",
+        ),
+    ]
+)
+"""Plural → singular."""
 
 
 @pytest.mark.parametrize(("plural", "expected"), sorted(WORDS.items()))

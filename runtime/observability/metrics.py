@@ -20,6 +20,11 @@ from prometheus_client import (
 )
 
 _MS_BUCKETS = (1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000)
+# Labels that metrics read side by side share, so that their series join on them
+# (api.middleware labels both request metrics with one dict).
+_BY_PROJECTION = ("projection",)
+_BY_STAGE = ("stage",)
+_BY_REQUEST = ("route", "method", "status")
 
 
 def _counter(name: str, documentation: str, *labels: str) -> Counter:
@@ -64,28 +69,26 @@ PROCESSING_LATENCY = _milliseconds(
     "tribal_processing_latency_milliseconds", "Per-record agent latency", "agent"
 )
 PROJECTION_APPLIED = _counter(
-    "tribal_projection_events_applied", "Events applied by a projection", "projection"
+    "tribal_projection_events_applied", "Events applied by a projection", *_BY_PROJECTION
 )
 PROJECTION_LAG = _live_max(
-    "tribal_projection_lag_messages", "Messages a projection has yet to apply", "projection"
+    "tribal_projection_lag_messages", "Messages a projection has yet to apply", *_BY_PROJECTION
 )
 STAGE_STUCK = _live_max(
     "tribal_stage_stuck",
     "1 while a stage has work and has not advanced for TRIBAL_STUCK_AFTER_S",
-    "stage",
+    *_BY_STAGE,
 )
 STAGE_FAILURES = _counter(
-    "tribal_stage_failures", "Failed applies of a projection by kind", "stage", "kind"
+    "tribal_stage_failures", "Failed applies of a projection by kind", *_BY_STAGE, "kind"
 )
 RETRIEVE_FALLBACKS = _counter(
     "tribal_retrieve_fallbacks",
     "retrieve_knowledge answers that were seed 002's fallback body, by why",
     "reason",
 )
-API_LATENCY = _milliseconds(
-    "tribal_api_latency_milliseconds", "HTTP request latency", "route", "method", "status"
-)
-API_REQUESTS = _counter("tribal_api_requests", "HTTP requests", "route", "method", "status")
+API_LATENCY = _milliseconds("tribal_api_latency_milliseconds", "HTTP request latency", *_BY_REQUEST)
+API_REQUESTS = _counter("tribal_api_requests", "HTTP requests", *_BY_REQUEST)
 
 
 def exposition() -> tuple[bytes, str]:

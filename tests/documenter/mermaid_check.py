@@ -12,16 +12,24 @@ from dataclasses import dataclass, field
 
 NAME = r"[A-Za-z_][A-Za-z0-9_-]*"
 ATTR_WORD = r"[A-Za-z_*][A-Za-z0-9_\-\[\]()]*"
+COMMENT = r'"[^"\n]*"'
 LEFT = r"(?:\|o|\|\||\}o|\}\|)"
 RIGHT = r"(?:o\||\|\||o\{|\|\{)"
-ENTITY_OPEN = re.compile(rf"^\s+({NAME})\s*\{{$")
-ENTITY_ALONE = re.compile(rf"^\s+({NAME})$")
-ATTRIBUTE = re.compile(
-    rf'^\s+{ATTR_WORD}\s+{ATTR_WORD}(?:\s+(?:PK|FK|UK)(?:\s*,\s*(?:PK|FK|UK))*)?(?:\s+"[^"\n]*")?$'
+
+
+def _line(pattern: str) -> re.Pattern[str]:
+    """A line after ``erDiagram``: indented, then ``pattern`` and nothing else."""
+    return re.compile(rf"^\s+{pattern}$")
+
+
+ENTITY_OPEN = _line(rf"({NAME})\s*\{{")
+ENTITY_ALONE = _line(rf"({NAME})")
+ATTRIBUTE = _line(
+    rf"{ATTR_WORD}\s+{ATTR_WORD}(?:\s+(?:PK|FK|UK)(?:\s*,\s*(?:PK|FK|UK))*)?(?:\s+{COMMENT})?"
 )
-CLOSE = re.compile(r"^\s+\}$")
-RELATION = re.compile(
-    rf'^\s+({NAME})\s+({LEFT}(?:--|\.\.){RIGHT})\s+({NAME})\s*:\s*(?:"[^"\n]*"|[A-Za-z0-9_]+)$'
+CLOSE = _line(r"\}")
+RELATION = _line(
+    rf"({NAME})\s+({LEFT}(?:--|\.\.){RIGHT})\s+({NAME})\s*:\s*(?:{COMMENT}|[A-Za-z0-9_]+)"
 )
 
 

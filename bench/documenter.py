@@ -17,8 +17,9 @@ from typing import Any
 
 from bench.report import machine, print_table, save
 from bench.run import Arguments
+from devstack.synthetic import referencing_table
 from events.documents import DomainDocumented, TableDocumented
-from events.schema import Column, ForeignKey, TableObserved
+from events.schema import Column, TableObserved
 from streams.documenter.documenter import Documenter, make_provider
 from streams.documenter.lane import DocumenterLane
 from streams.documenter.state import SchemaState, advance
@@ -27,20 +28,14 @@ MODULE = ["core", "line", "item", "event", "note", "tag", "link", "rate", "log_e
 
 
 def _table(name: str, refs: list[str], extra: int = 6) -> TableObserved:
-    cols = [Column(name="id", type="bigint", nullable=False)]
-    cols += [Column(name=f"{r}_id", type="bigint", nullable=False) for r in refs]
-    cols += [Column(name=f"attr_{i}", type="text", comment="A value" if i == 0 else None)
-             for i in range(extra)]  # fmt: skip
-    return TableObserved(
-        database="bench", schema_name="public", table_name=name, database_type="postgres",
-        columns=tuple(cols), primary_key=("id",), row_count_approx=1000,
-        foreign_keys=tuple(
-            ForeignKey(name=f"{name}_{r}_fk", columns=(f"{r}_id",),
-                       references_table=f"bench.public.{r}", references_columns=("id",))
-            for r in refs
-        ),
-        metadata_hash=f"{name}:{len(cols)}",
-    )  # fmt: skip
+    attrs = [
+        Column(name=f"attr_{i}", type="text", comment="A value" if i == 0 else None)
+        for i in range(extra)
+    ]
+    columns = 1 + len(refs) + extra
+    return referencing_table(
+        "bench", name, refs, *attrs, metadata_hash=f"{name}:{columns}", row_count_approx=1000
+    )
 
 
 def synthetic(n: int) -> list[TableObserved]:

@@ -29,8 +29,9 @@ from typing import Any
 from bench.report import print_table, save
 from bench.run import Arguments, scratch
 from bench.stack import postgres_dsn
+from devstack.synthetic import code_file, embeddings
 from devstack.weaviate import WeaviateNode
-from events.chunks import Chunk, ChunksEmbedded, ChunkVector, DocumentChunked
+from events.chunks import ChunksEmbedded, DocumentChunked
 from projections.base import Applied
 from projections.index import pgvector_sql
 from projections.index.documents import chunk_objects
@@ -93,32 +94,9 @@ def documents(
     rng = random.Random(seed)
     out = []
     for d in range(chunks // per_doc):
-        doc, ver = f"file:bench:src/m{d}.py", f"{d:064x}"
-        cs = tuple(
-            Chunk(
-                chunk_id=f"{doc}@{ver[:12]}#{i}",
-                index=i,
-                text=" ".join(rng.choices(WORDS, k=60)),
-                kind="function",
-                symbol=f"f{i}",
-                language="python",
-            )
-            for i in range(per_doc)
-        )
-        chunked = DocumentChunked(
-            document_id=doc,
-            document_version=ver,
-            source_type="file",
-            path=f"src/m{d}.py",
-            language="python",
-            chunked_by="bench",
-            chunks=cs,
-            metadata={"repo": "bench"},
-        )
-        vecs = tuple(ChunkVector(chunk_id=c.chunk_id, vector=vector(rng)) for c in cs)
-        embedded = ChunksEmbedded(
-            document_id=doc, document_version=ver, model=MODEL, dims=DIMS, vectors=vecs
-        )
+        functions = [(f"f{i}", " ".join(rng.choices(WORDS, k=60))) for i in range(per_doc)]
+        chunked = code_file("bench", f"src/m{d}.py", f"{d:064x}", functions, chunked_by="bench")
+        embedded = embeddings(chunked, MODEL, DIMS, lambda _: vector(rng))
         out.append((chunked, embedded))
     return out
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from events.schema import Column, ForeignKey, TableObserved
+from devstack.synthetic import referencing_table
+from events.schema import TableObserved
 from streams.documenter.planner import plan_database
 
 FKS = {
@@ -27,18 +28,10 @@ FKS = {
 
 
 def table(name: str, refs: list[str], comment: str | None = None) -> TableObserved:
-    cols = [Column(name="id", type="bigint", nullable=False)]
-    cols += [Column(name=f"{r}_id", type="bigint", nullable=False) for r in refs]
-    return TableObserved(
-        database="shop", schema_name="public", table_name=name, database_type="postgres",
-        columns=tuple(cols), primary_key=("id",), comment=comment, row_count_approx=10,
-        foreign_keys=tuple(
-            ForeignKey(name=f"{name}_{r}_fk", columns=(f"{r}_id",),
-                       references_table=f"shop.public.{r}", references_columns=("id",))
-            for r in refs
-        ),
-        metadata_hash=f"h-{name}-{len(refs)}",
-    )  # fmt: skip
+    metadata_hash = f"h-{name}-{len(refs)}"
+    return referencing_table(
+        "shop", name, refs, metadata_hash=metadata_hash, row_count_approx=10, comment=comment
+    )
 
 
 def shop() -> list[TableObserved]:

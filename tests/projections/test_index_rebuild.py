@@ -15,7 +15,8 @@ import pytest
 
 from devstack import Broker
 from devstack.pipeline import REPO, Pipeline, isolated_settings, settings_env
-from events.chunks import Chunk, ChunksEmbedded, ChunkVector, DocumentChunked
+from devstack.synthetic import code_file, embeddings
+from events.chunks import ChunksEmbedded, DocumentChunked
 from projections.index import Kind, index_from_settings
 from projections.index.port import SearchMode
 from projections.rebuild import rebuild
@@ -26,6 +27,7 @@ from tests.projections.test_runner import fresh_database
 
 pytestmark = pytest.mark.slow
 DIMS = 384
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 def fake_vector(text: str) -> list[float]:
@@ -38,41 +40,17 @@ def fake_vector(text: str) -> list[float]:
 
 
 def corpus(n_docs: int, chunks_per_doc: int) -> list[tuple[DocumentChunked, ChunksEmbedded]]:
+    """Python files of handlers about orders and refunds, each embedded by :func:`fake_vector`."""
     out = []
     for d in range(n_docs):
-        doc_id = f"file:repo:src/module_{d}.py"
-        version = hashlib.sha256(doc_id.encode()).hexdigest()
-        chunks = tuple(
-            Chunk(
-                chunk_id=f"{doc_id}@{version[:12]}#{i}",
-                index=i,
-                text=f"def handler_{d}_{i}(): process order {d} line item {i} refund",
-                kind="function",
-                symbol=f"handler_{d}_{i}",
-                language="python",
-            )
+        path = f"src/module_{d}.py"
+        version = hashlib.sha256(f"file:repo:{path}".encode()).hexdigest()
+        functions = [
+            (f"handler_{d}_{i}", f"def handler_{d}_{i}(): process order {d} line item {i} refund")
             for i in range(chunks_per_doc)
-        )
-        doc = DocumentChunked(
-            document_id=doc_id,
-            document_version=version,
-            source_type="file",
-            path=f"src/module_{d}.py",
-            language="python",
-            chunked_by="python-ingester",
-            chunks=chunks,
-            metadata={"repo": "repo"},
-        )
-        vectors = ChunksEmbedded(
-            document_id=doc_id,
-            document_version=version,
-            model="sentence-transformers/all-MiniLM-L6-v2",
-            dims=DIMS,
-            vectors=tuple(
-                ChunkVector(chunk_id=c.chunk_id, vector=fake_vector(c.text)) for c in chunks
-            ),
-        )
-        out.append((doc, vectors))
+        ]
+        doc = code_file("repo", path, version, functions, chunked_by="python-ingester")
+        out.append((doc, embeddings(doc, MODEL, DIMS, lambda chunk: fake_vector(chunk.text))))
     return out
 
 

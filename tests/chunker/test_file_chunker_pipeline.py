@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from devstack import Broker
-from devstack.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings
+from devstack.pipeline import WorkerProcess
 from events.chunks import DocumentChunked, DocumentRetracted
 from events.files import FileDeleted
 from tests.chunker.test_agent_files import LISP
 from tests.chunker.test_file_chunker import REPO, changed
+from tests.pipelines import eventually_while_running, fresh_pipeline, holds
 
 pytestmark = pytest.mark.slow
 
@@ -19,8 +20,7 @@ pytestmark = pytest.mark.slow
 async def test_worker_chunks_changed_files_and_retracts_deleted_ones(
     broker: Broker, tmp_path: Path
 ) -> None:
-    pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path))
-    await pipeline.create_topics()
+    pipeline = await fresh_pipeline(broker, tmp_path)
     wiring = changed("streams/wiring.py", (REPO / "streams/wiring.py").read_text())
     await pipeline.produce(
         "files.changes",
@@ -31,13 +31,7 @@ async def test_worker_chunks_changed_files_and_retracts_deleted_ones(
         ],
     )
     with WorkerProcess(pipeline.settings, tmp_path / "worker.log") as worker:
-
-        async def three_documents() -> bool:
-            assert worker.proc is not None
-            assert worker.proc.poll() is None, worker.log()
-            return len(await pipeline.read_all("chunks")) >= 3
-
-        await eventually(three_documents, timeout=120)
+        await eventually_while_running(worker, holds(pipeline, "chunks", 3), timeout=120)
     events = await pipeline.decoded("chunks")
     chunked = {e.document_id: e for e in events if isinstance(e, DocumentChunked)}
     retracted = [e.document_id for e in events if isinstance(e, DocumentRetracted)]

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from devstack import Broker
-from devstack.pipeline import Pipeline, isolated_settings
 from events.facts import EntitiesExtracted, EntityMerged
 from events.memory import MemoryForgotten
 from projections.graph import changes, graph_projection
 from projections.graph import queries as q
 from projections.graph.models import InvalidGroupIdError
 from projections.runner import ProjectionRunner
+from tests.pipelines import fresh_pipeline
 from tests.projections.feed import opened
 from tests.projections.test_graph import (
     ACME,
@@ -112,8 +112,7 @@ async def test_one_tenants_memory_is_never_visible_to_another(postgres_dsn: str)
 async def test_the_runner_builds_the_graph_from_facts_and_forgets_from_turns(
     broker: Broker, postgres_dsn: str, tmp_path: Path
 ) -> None:
-    pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path))
-    await pipeline.create_topics()
+    pipeline = await fresh_pipeline(broker, tmp_path)
     groups = ("acme:s1", "acme:s2", "globex:s1")
     await pipeline.produce(
         "memory.facts",

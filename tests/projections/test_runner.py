@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from devstack import Broker
-from devstack.pipeline import Pipeline, isolated_settings
 from events.deadletter import DeadLettered
 from projections.base import Applied
 from projections.deadletters import DeadLetterProjection
 from projections.runner import ProjectionRunner
 from runtime import databases
+from tests.pipelines import fresh_pipeline
 from tests.projections.feed import opened
 
 
@@ -62,8 +62,7 @@ async def test_a_dead_letter_with_a_nul_or_a_lone_surrogate_is_stored_escaped(
 async def test_a_restarted_runner_resumes_from_the_store_without_duplicates(
     broker: Broker, postgres_dsn: str, tmp_path: Path
 ) -> None:
-    pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path))
-    await pipeline.create_topics()
+    pipeline = await fresh_pipeline(broker, tmp_path)
     await pipeline.produce("deadletter", [(f"k{n}", dead(n)) for n in range(20)])
     dsn = await fresh_database(postgres_dsn)
 

@@ -8,43 +8,22 @@ from pathlib import Path
 import pytest
 
 from devstack import Broker
-from devstack.pipeline import Pipeline, WorkerProcess, eventually, isolated_settings, kb_article
+from devstack.pipeline import Pipeline, WorkerProcess, eventually, kb_article
 from events.chunks import ChunksEmbedded, DocumentChunked
 from events.deadletter import DeadLettered
+from tests.pipelines import eventually_while_running, fresh_pipeline, holds
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def pipeline(broker: Broker, tmp_path: Path) -> Pipeline:
-    return Pipeline(isolated_settings(broker.bootstrap, tmp_path))
-
-
-async def test_agent_round_trip_turns_articles_into_chunks(
-    pipeline: Pipeline, tmp_path: Path
-) -> None:
-    await pipeline.create_topics()
-    await pipeline.produce("kb.articles", [(f"kb-{n}", kb_article(n)) for n in range(5)])
-    with WorkerProcess(pipeline.settings, tmp_path / "worker.log") as worker:
-
-        async def five_chunked() -> bool:
-            assert worker.proc is not None
-            assert worker.proc.poll() is None, worker.log()
-            return len(await pipeline.read_all("chunks")) >= 5
-
-        await eventually(five_chunked, timeout=90)
-    docs = await pipeline.decoded("chunks")
-    assert all(isinstance(d, DocumentChunked) for d in docs)
-    assert sorted(d.document_id for d in docs if isinstance(d, DocumentChunked)) == [
-        f"kb:kb-{n}" for n in range(5)
-    ]
-    assert await pipeline.read_all("deadletter") == []
+async def pipeline(broker: Broker, tmp_path: Path) -> Pipeline:
+    return await fresh_pipeline(broker, tmp_path)
 
 
 async def test_poison_messages_are_dead_lettered_and_the_stream_goes_on(
     pipeline: Pipeline, tmp_path: Path
 ) -> None:
-    await pipeline.create_topics()
     random_bytes = b"\x93\x1f\xfe not avro at all"
     unknown_schema = b"\x00" + struct.pack(">I", 987_654) + b"\x02\x04"
     await pipeline.produce(
@@ -74,16 +53,14 @@ async def test_poison_messages_are_dead_lettered_and_the_stream_goes_on(
 async def test_articles_flow_through_chunker_and_embedder_to_vectors(
     pipeline: Pipeline, tmp_path: Path
 ) -> None:
-    await pipeline.create_topics()
-    await pipeline.produce("kb.articles", [(f"kb-{n}", kb_article(n)) for n in range(3)])
+    await pipeline.produce("kb.articles", [(f"kb-{n}", kb_article(n)) for n in range(5)])
     with WorkerProcess(pipeline.settings, tmp_path / "worker.log") as worker:
-
-        async def embedded() -> bool:
-            assert worker.proc is not None
-            assert worker.proc.poll() is None, worker.log()
-            return len(await pipeline.read_all("embeddings")) >= 3
-
-        await eventually(embedded, timeout=120)
+        await eventually_while_running(worker, holds(pipeline, "embeddings", 5), timeout=120)
+    articles = [f"kb:kb-{n}" for n in range(5)]
+    docs = await pipeline.decoded("chunks")
+    assert all(isinstance(d, DocumentChunked) for d in docs)
+    assert sorted(d.document_id for d in docs if isinstance(d, DocumentChunked)) == articles
     vectors = [e for e in await pipeline.decoded("embeddings") if isinstance(e, ChunksEmbedded)]
-    assert sorted(v.document_id for v in vectors) == ["kb:kb-0", "kb:kb-1", "kb:kb-2"]
+    assert sorted(v.document_id for v in vectors) == articles
     assert {(v.model, v.dims) for v in vectors} == {("sentence-transformers/all-MiniLM-L6-v2", 384)}
+    assert await pipeline.read_all("deadletter") == []

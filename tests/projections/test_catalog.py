@@ -7,14 +7,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from events.base import Event
 from events.documents import DomainDocumented, TableDocumented
 from events.schema import Column, ForeignKey, IncomingForeignKey, TableDropped, TableObserved
 from projections.catalog import CatalogProjection, catalog_projection
 from projections.catalog import queries as q
 from projections.catalog.models import DomainInfo, TableNotFoundError
-from tests.projections.feed import RunnerFeed, opened
+from tests.projections.feed import opened
 from tests.projections.test_runner import fresh_database
+from tests.projections.topic_feed import TopicFeed
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 CUSTOMERS = "shop.sales.customers"
@@ -92,14 +92,6 @@ def documented(table: str, hash_: str, *, at: int = 0, domain: str = "sales") ->
     )
 
 
-class Feed(RunnerFeed):
-    """The catalog's events: documentation from its topic, snapshots from schema changes."""
-
-    def topic(self, event: Event) -> str:
-        documented = isinstance(event, TableDocumented | DomainDocumented)
-        return "tribal.tables.documented" if documented else "tribal.schema.changes"
-
-
 @pytest.fixture
 async def catalog(postgres_dsn: str) -> AsyncIterator[CatalogProjection]:
     async with opened(catalog_projection(await fresh_database(postgres_dsn))) as projection:
@@ -109,7 +101,7 @@ async def catalog(postgres_dsn: str) -> AsyncIterator[CatalogProjection]:
 async def test_documentation_written_before_the_snapshot_is_merged_when_the_table_appears(
     catalog: CatalogProjection,
 ) -> None:
-    feed = Feed(catalog)
+    feed = TopicFeed(catalog)
     table = orders()
     await feed(documented("orders", table.metadata_hash))
     assert await q.get_table(catalog.pool, ORDERS) is None  # not observed yet
@@ -130,7 +122,7 @@ async def test_documentation_written_before_the_snapshot_is_merged_when_the_tabl
 async def test_documentation_written_after_the_snapshot_is_merged(
     catalog: CatalogProjection,
 ) -> None:
-    feed = Feed(catalog)
+    feed = TopicFeed(catalog)
     await feed(customers())
     before = await q.get_table(catalog.pool, CUSTOMERS)
     assert before is not None
@@ -149,7 +141,7 @@ async def test_documentation_written_after_the_snapshot_is_merged(
 async def test_a_dropped_table_disappears_with_its_foreign_keys(
     catalog: CatalogProjection,
 ) -> None:
-    feed = Feed(catalog)
+    feed = TopicFeed(catalog)
     await feed(customers(), orders(), documented("orders", orders().metadata_hash))
     assert (await q.join_path(catalog.pool, ORDERS, CUSTOMERS)).path_found
 
@@ -167,7 +159,7 @@ async def test_a_dropped_table_disappears_with_its_foreign_keys(
 async def test_a_foreign_key_stays_while_either_end_still_reports_it(
     catalog: CatalogProjection,
 ) -> None:
-    feed = Feed(catalog)
+    feed = TopicFeed(catalog)
     await feed(customers(), orders())
     # customers is observed again without referenced_by (e.g. its schema filter changed):
     # the edge stays, because orders still reports it.
@@ -181,7 +173,7 @@ async def test_a_foreign_key_stays_while_either_end_still_reports_it(
 async def test_domains_list_their_tables_and_a_retired_domain_disappears(
     catalog: CatalogProjection,
 ) -> None:
-    feed = Feed(catalog)
+    feed = TopicFeed(catalog)
     domain = DomainDocumented(
         domain="sales",
         database="shop",
@@ -212,7 +204,7 @@ async def test_domains_list_their_tables_and_a_retired_domain_disappears(
 
 
 async def test_replaying_a_batch_changes_nothing(catalog: CatalogProjection) -> None:
-    feed = Feed(catalog)
+    feed = TopicFeed(catalog)
     batch = feed.batch(customers(), orders(), documented("orders", orders().metadata_hash))
     assert await catalog.apply(batch) == 3
     first = await q.get_table(catalog.pool, ORDERS)
@@ -223,7 +215,7 @@ async def test_replaying_a_batch_changes_nothing(catalog: CatalogProjection) -> 
 async def test_search_by_name_puts_the_exact_table_name_first(
     catalog: CatalogProjection,
 ) -> None:
-    feed = Feed(catalog)
+    feed = TopicFeed(catalog)
     await feed(observed("orders_archive"), orders(), customers())
     found = await q.search_tables_by_name(catalog.pool, "ORDERS")
     assert [t.name for t in found] == [ORDERS, "shop.sales.orders_archive"]

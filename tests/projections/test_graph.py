@@ -19,8 +19,9 @@ from events.facts import (
 from events.memory import MemoryForgotten
 from projections.graph import GraphProjection, graph_projection
 from projections.graph import queries as q
-from tests.projections.feed import RunnerFeed, opened
+from tests.projections.feed import opened
 from tests.projections.test_runner import fresh_database
+from tests.projections.topic_feed import TopicFeed
 
 GROUP = "acme:s1"
 NS = UUID("0b7c1a52-8f43-4f0e-9a39-1d9c1b0f6d11")
@@ -83,12 +84,8 @@ def career() -> list[Event]:
     ]
 
 
-class Feed(RunnerFeed):
-    """The graph's events: forgets from the turns, everything else from the facts."""
-
-    def topic(self, event: Event) -> str:
-        forget = isinstance(event, MemoryForgotten)
-        return "tribal.memory.turns" if forget else "tribal.memory.facts"
+Feed = TopicFeed
+"""The graph's feed: the memory tests feed the graph with it too."""
 
 
 @pytest.fixture

@@ -33,8 +33,9 @@ from sources.sink import MemorySink
 from tests.api import writes
 from tests.api.writes import memory_app
 from tests.projections.feed import opened
-from tests.projections.test_catalog import Feed, customers, orders
+from tests.projections.test_catalog import customers, orders
 from tests.projections.test_runner import fresh_database
+from tests.projections.topic_feed import TopicFeed
 
 # Every hostile id below claims the caller's own tenant, so the refusal is about its shape.
 HOSTILE_GROUP_IDS = [
@@ -80,16 +81,21 @@ def lane_writes(group_id: str) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+def refused_everywhere(client: TestClient, group_id: str, status: int, code: str) -> None:
+    """Each kind of write into ``group_id`` is refused with ``status`` and ``code``."""
+    for path, body in lane_writes(group_id):
+        resp = client.post(path, json=body)
+        assert resp.status_code == status, (path, resp.text)
+        error = _error(resp)
+        assert error["code"] == code, error
+        assert error["recoverable"] is False
+
+
 @pytest.mark.parametrize("group_id", HOSTILE_GROUP_IDS)
 def test_a_malformed_group_id_is_refused_and_nothing_is_recorded(
     client: TestClient, sink: MemorySink, group_id: str
 ) -> None:
-    for path, body in lane_writes(group_id):
-        resp = client.post(path, json=body)
-        assert resp.status_code == 422, (path, resp.text)
-        error = _error(resp)
-        assert error["code"] == "INVALID_GROUP_ID", error
-        assert error["recoverable"] is False
+    refused_everywhere(client, group_id, 422, "INVALID_GROUP_ID")
     assert sink.emitted == []
 
 
@@ -97,10 +103,7 @@ def test_a_malformed_group_id_is_refused_and_nothing_is_recorded(
 def test_writing_into_another_tenants_lane_is_forbidden(
     client: TestClient, sink: MemorySink, group_id: str
 ) -> None:
-    for path, body in lane_writes(group_id):
-        resp = client.post(path, json=body)
-        assert resp.status_code == 403, (path, resp.text)
-        assert _error(resp)["code"] == "FORBIDDEN"
+    refused_everywhere(client, group_id, 403, "FORBIDDEN")
     resp = client.post("/v1/memory/forget", json={"tenant": "globex"})
     assert resp.status_code == 403
     assert sink.emitted == []
@@ -236,7 +239,7 @@ def test_absurd_parameters_are_refused_by_the_http_api(
 @pytest.fixture
 async def catalog(postgres_dsn: str) -> AsyncIterator[CatalogProjection]:
     async with opened(catalog_projection(await fresh_database(postgres_dsn))) as projection:
-        await Feed(projection)(customers(), orders())
+        await TopicFeed(projection)(customers(), orders())
         yield projection
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from itertools import pairwise
 from pathlib import Path
 
 import asyncpg
 import pytest
 
 from devstack import Broker
-from devstack.pipeline import Pipeline, isolated_settings
 from events.schema import TableObserved
 from projections.base import Applied
 from projections.catalog import CatalogProjection, catalog_projection
@@ -18,6 +18,7 @@ from projections.catalog.joins import Edge, TableRef, join_types, shortest_path
 from projections.catalog.models import JoinPath, TableNotFoundError
 from projections.runner import ProjectionRunner
 from sources.pg_catalog import introspect
+from tests.pipelines import fresh_pipeline
 from tests.projections.feed import opened
 from tests.projections.test_runner import fresh_database
 
@@ -77,58 +78,72 @@ async def run(pool: asyncpg.Pool, path: JoinPath) -> list[asyncpg.Record]:
     return rows
 
 
-async def test_child_to_parent_on_required_keys_joins_inner_and_runs(
+# Which way a step follows its foreign key: up from the child, or down from the parent.
+UP, DOWN = "child_to_parent", "parent_to_child"
+
+
+@pytest.mark.parametrize(
+    ("tables", "joins", "rows"),
+    [
+        pytest.param(
+            [ITEMS, ORDERS, CUSTOMERS],
+            [(UP, "INNER"), (UP, "INNER")],
+            4,  # every item has an order and a customer
+            id="child-to-parent-on-required-keys-joins-inner",
+        ),
+        pytest.param(
+            [CUSTOMERS, ORDERS, ITEMS],
+            [(DOWN, "LEFT"), (DOWN, "LEFT")],
+            5,  # four items, plus Cy who never ordered
+            id="parent-to-child-joins-left-and-keeps-rows-without-children",
+        ),
+        pytest.param(
+            [PRODUCTS, ITEMS, ORDERS, CUSTOMERS],
+            # ORDERS -> CUSTOMERS would be INNER on its own: it follows a LEFT
+            [(DOWN, "LEFT"), (UP, "LEFT"), (UP, "LEFT")],
+            4,  # lamp twice, desk once, 'never sold' kept with NULLs
+            id="three-hops-mix-both-directions-and-stay-left-after-the-first-left",
+        ),
+        pytest.param(
+            [INVOICE, ORDERS, CUSTOMERS],
+            [(UP, "LEFT"), (UP, "LEFT")],
+            2,  # the invoice without an order is kept
+            id="a-nullable-key-joins-left",
+        ),
+    ],
+)
+async def test_the_shortest_path_joins_each_key_its_way_and_its_sql_runs(
     shop: tuple[CatalogProjection, asyncpg.Pool],
+    tables: list[str],
+    joins: list[tuple[str, str]],
+    rows: int,
 ) -> None:
     _, pool = shop
-    path = await q.join_path(pool, ITEMS, CUSTOMERS)
-    assert path.hop_count == 2
-    assert [(s.from_table, s.to_table, s.join_type) for s in path.path] == [
-        (ITEMS, ORDERS, "INNER"),
-        (ORDERS, CUSTOMERS, "INNER"),
-    ]
-    assert path.path[0].on_clause == '"shop"."order_items"."order_id" = "shop"."orders"."id"'
-    assert len(await run(pool, path)) == 4  # every item has an order and a customer
+    path = await q.join_path(pool, tables[0], tables[-1])
+    assert path.hop_count == len(joins)
+    assert [(s.from_table, s.to_table) for s in path.path] == list(pairwise(tables))
+    assert [(s.direction, s.join_type) for s in path.path] == joins
+    assert len(await run(pool, path)) == rows
 
 
-async def test_parent_to_child_joins_left_and_keeps_rows_without_children(
-    shop: tuple[CatalogProjection, asyncpg.Pool],
-) -> None:
-    _, pool = shop
-    path = await q.join_path(pool, CUSTOMERS, ITEMS)
-    assert path.hop_count == 2
-    assert [s.join_type for s in path.path] == ["LEFT", "LEFT"]
-    assert [s.direction for s in path.path] == ["parent_to_child", "parent_to_child"]
-    rows = await run(pool, path)
-    assert len(rows) == 5  # four items, plus Cy who never ordered
-
-
-async def test_three_hops_mix_both_directions_and_stay_left_after_the_first_left(
+async def test_a_path_longer_than_max_hops_is_not_found(
     shop: tuple[CatalogProjection, asyncpg.Pool],
 ) -> None:
     _, pool = shop
     assert not (await q.join_path(pool, PRODUCTS, CUSTOMERS, max_hops=2)).path_found
-    path = await q.join_path(pool, PRODUCTS, CUSTOMERS, max_hops=3)
-    assert path.hop_count == 3
-    assert [(s.to_table, s.direction, s.join_type) for s in path.path] == [
-        (ITEMS, "parent_to_child", "LEFT"),
-        (ORDERS, "child_to_parent", "LEFT"),  # would be INNER on its own: it follows a LEFT
-        (CUSTOMERS, "child_to_parent", "LEFT"),
-    ]
-    rows = await run(pool, path)
-    assert len(rows) == 4  # lamp twice, desk once, 'never sold' kept with NULLs
+    assert (await q.join_path(pool, PRODUCTS, CUSTOMERS, max_hops=3)).path_found
 
 
-async def test_quoted_identifiers_and_nullable_keys_join_left(
+async def test_the_sql_joins_on_the_key_columns_and_quotes_every_identifier(
     shop: tuple[CatalogProjection, asyncpg.Pool],
 ) -> None:
     _, pool = shop
-    path = await q.join_path(pool, INVOICE, CUSTOMERS)
-    assert [s.join_type for s in path.path] == ["LEFT", "LEFT"]
-    assert path.sql_snippet is not None
-    assert path.sql_snippet.startswith('SELECT *\nFROM "Billing Dept"."Invoice"')
-    assert '"Billing Dept"."Invoice"."order id"' in path.sql_snippet
-    assert len(await run(pool, path)) == 2  # the invoice without an order is kept
+    items = await q.join_path(pool, ITEMS, CUSTOMERS)
+    assert items.path[0].on_clause == '"shop"."order_items"."order_id" = "shop"."orders"."id"'
+    invoice = await q.join_path(pool, INVOICE, CUSTOMERS)
+    assert invoice.sql_snippet is not None
+    assert invoice.sql_snippet.startswith('SELECT *\nFROM "Billing Dept"."Invoice"')
+    assert '"Billing Dept"."Invoice"."order id"' in invoice.sql_snippet
 
 
 async def test_same_table_and_unknown_tables(
@@ -160,8 +175,7 @@ def test_snowflake_keys_are_not_enforced_so_they_never_join_inner() -> None:
 async def test_the_runner_builds_the_catalog_from_the_topics(
     broker: Broker, postgres_dsn: str, tmp_path: Path
 ) -> None:
-    pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path))
-    await pipeline.create_topics()
+    pipeline = await fresh_pipeline(broker, tmp_path)
     dsn = await fresh_database(postgres_dsn)
     observed = await observe_shop(dsn)
     await pipeline.produce("schema.changes", [(e.fully_qualified_name, e) for e in observed])

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from devstack import Broker
-from devstack.pipeline import Pipeline, isolated_settings
 from events.base import Event
 from events.files import FileChanged, FileDeleted, FileSkipped
 from sources.base import build_source
@@ -23,6 +22,7 @@ from sources.config import ConfigError, SourceConfig
 from sources.file_languages import language_for
 from sources.files import FilesSource
 from sources.sink import KafkaSink, MemorySink
+from tests.pipelines import fresh_pipeline
 
 
 def source(root: Path, **options: Any) -> FilesSource:
@@ -50,6 +50,12 @@ def write(root: Path, rel: str, content: str | bytes) -> Path:
     else:
         path.write_bytes(content)
     return path
+
+
+def touch(root: Path, *rels: str) -> None:
+    """Files whose content does not matter to the test: each holds its own path."""
+    for rel in rels:
+        write(root, rel, f"{rel}\n")
 
 
 async def test_a_new_tree_emits_one_file_changed_per_text_file_keyed_repo_path(
@@ -172,13 +178,9 @@ async def test_invalid_utf8_is_skipped_with_that_reason(tmp_path: Path) -> None:
 
 async def test_gitignored_files_and_the_git_directory_produce_no_event(tmp_path: Path) -> None:
     write(tmp_path, ".gitignore", "*.log\nbuild/\n/secret.txt\n")
-    write(tmp_path, "app.log", "noise")
-    write(tmp_path, "build/out.py", "x = 1\n")
-    write(tmp_path, "secret.txt", "s")
-    write(tmp_path, "docs/secret.txt", "anchored to the root, so this one stays")
-    write(tmp_path, ".git/HEAD", "ref: refs/heads/main\n")
     write(tmp_path, ".git/info/exclude", "local.md\n")
-    write(tmp_path, "local.md", "mine")
+    touch(tmp_path, ".git/HEAD", "app.log", "build/out.py", "local.md", "secret.txt")
+    touch(tmp_path, "docs/secret.txt")  # /secret.txt is anchored to the root, so this one stays
     assert sorted(by_path(await scan(tmp_path))) == [".gitignore", "docs/secret.txt"]
 
 
@@ -195,11 +197,8 @@ async def test_a_file_that_becomes_gitignored_leaves_as_deleted(tmp_path: Path) 
 async def test_a_nested_gitignore_applies_below_its_directory_and_wins(tmp_path: Path) -> None:
     write(tmp_path, ".gitignore", "*.gen.py\n")
     write(tmp_path, "pkg/.gitignore", "fixtures/\n!keep.gen.py\n")
-    write(tmp_path, "pkg/fixtures/data.json", "{}")
-    write(tmp_path, "pkg/keep.gen.py", "k = 1\n")
-    write(tmp_path, "pkg/drop.gen.py", "d = 1\n")
-    write(tmp_path, "fixtures/data.json", "{}")  # the nested rule does not apply up here
-    write(tmp_path, "top.gen.py", "t = 1\n")
+    touch(tmp_path, "pkg/fixtures/data.json", "pkg/keep.gen.py", "pkg/drop.gen.py", "top.gen.py")
+    touch(tmp_path, "fixtures/data.json")  # the nested rule does not apply up here
     assert sorted(by_path(await scan(tmp_path))) == [
         ".gitignore",
         "fixtures/data.json",
@@ -341,22 +340,19 @@ def test_the_files_kind_builds_from_config_with_the_directory_name_as_repo(
         build_source(SourceConfig(kind="files", name="code"))
 
 
-@pytest.mark.parametrize(
-    ("path", "language"),
-    [
-        ("a/b.py", "python"),
-        ("x.tsx", "typescript"),
-        ("lib.rs", "rust"),
-        ("Program.cs", "csharp"),
-        ("docs/README.md", "markdown"),
-        ("conf.yml", "yaml"),
-        ("Dockerfile", "dockerfile"),
-        (".bashrc", None),
-        ("data.unknown", None),
-    ],
-)
-def test_language_is_named_from_the_extension(path: str, language: str | None) -> None:
-    assert language_for(path) == language
+def test_language_is_named_from_the_extension() -> None:
+    languages = {
+        "a/b.py": "python",
+        "x.tsx": "typescript",
+        "lib.rs": "rust",
+        "Program.cs": "csharp",
+        "docs/README.md": "markdown",
+        "conf.yml": "yaml",
+        "Dockerfile": "dockerfile",
+        ".bashrc": None,
+        "data.unknown": None,
+    }
+    assert {path: language_for(path) for path in languages} == languages
 
 
 async def test_file_events_reach_kafka_keyed_by_repo_and_path(
@@ -365,8 +361,7 @@ async def test_file_events_reach_kafka_keyed_by_repo_and_path(
     root = tmp_path / "repo"
     write(root, "src/app.py", "print('hi')\n")
     write(root, "logo.png", b"\x00PNG")
-    pipeline = Pipeline(isolated_settings(broker.bootstrap, tmp_path))
-    await pipeline.create_topics()
+    pipeline = await fresh_pipeline(broker, tmp_path)
     async with KafkaSink(broker.bootstrap, pipeline.serde, pipeline.settings.topic_prefix) as sink:
         assert await source(root).sync_once(sink, MemoryCheckpoint()) == 2
     decoded = dict(await pipeline.keyed("files.changes"))

@@ -44,9 +44,11 @@ SAMPLES: dict[str, tuple[str, str, set[tuple[str, str]]]] = {
         "src/geo.rs",
         "/// A circle.\n#[derive(Debug)]\npub struct Circle { r: f64 }\n\npub trait Shape { fn area(&self) -> f64; }\n\n"
         "impl Shape for Circle {\n    fn area(&self) -> f64 { 3.14 * self.r }\n}\n\nenum Color { Red }\n\n"
-        "pub fn unit() -> Circle { Circle { r: 1.0 } }\n",
+        "type Radius = f64;\n\nmacro_rules! square { ($x:expr) => { $x * $x } }\n\n"
+        "pub mod units {\n    pub fn unit() -> super::Circle { super::Circle { r: 1.0 } }\n}\n",
         {("struct", "geo::Circle"), ("interface", "geo::Shape"), ("class", "geo::Circle"),
-         ("method", "geo::Circle::area"), ("enum", "geo::Color"), ("function", "geo::unit")},
+         ("method", "geo::Circle::area"), ("enum", "geo::Color"), ("type", "geo::Radius"),
+         ("function", "geo::square"), ("function", "geo::units::unit")},
     ),
     "java": (
         "src/geo/Circle.java",

@@ -17,7 +17,7 @@ from projections.graph import GraphProjection
 from projections.graph import queries as q
 from streams.memory.config import SummarizationConfig
 from tests.projections import test_graph
-from tests.projections.test_graph import Feed
+from tests.projections.topic_feed import TopicFeed
 
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 SAID = [
@@ -143,7 +143,7 @@ async def graph_entities(graph: GraphProjection, group_id: str) -> dict[str, dat
 async def test_the_graph_holds_the_same_facts_whatever_order_the_turns_arrived_in(
     graph: GraphProjection,
 ) -> None:
-    feed = Feed(graph)
+    feed = TopicFeed(graph)
     await feed(*await facts_of(memory(), turns("acme:ordered")))
     arriving = turns("acme:shuffled")
     random.Random(7).shuffle(arriving)

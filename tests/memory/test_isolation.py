@@ -15,8 +15,8 @@ from events.facts import EntitiesExtracted, EntityMerged, RelationshipAsserted
 from events.memory import EpisodeRecorded, TurnRecorded
 from projections.graph import GraphProjection, graph_projection
 from projections.graph import queries as q
-from tests.projections.test_graph import Feed
 from tests.projections.test_runner import fresh_database
+from tests.projections.topic_feed import TopicFeed
 
 A, B, A2 = "acme:s1", "globex:s1", "acme:s2"
 
@@ -89,7 +89,7 @@ async def test_graph_of_each_tenant_shows_only_its_own_entities_and_facts(
 ) -> None:
     projection, dsn = graph
     _, facts = await run_both()
-    feed = Feed(projection)
+    feed = TopicFeed(projection)
     for i in range(0, len(facts), 200):
         await feed(*facts[i : i + 200])
     db = await asyncpg.connect(dsn)

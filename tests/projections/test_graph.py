@@ -84,10 +84,6 @@ def career() -> list[Event]:
     ]
 
 
-Feed = TopicFeed
-"""The graph's feed: the memory tests feed the graph with it too."""
-
-
 @pytest.fixture
 async def graph(postgres_dsn: str) -> AsyncIterator[GraphProjection]:
     async with opened(graph_projection(await fresh_database(postgres_dsn))) as projection:
@@ -102,7 +98,7 @@ async def employers(
 
 
 async def test_as_of_answers_with_the_fact_that_was_valid_then(graph: GraphProjection) -> None:
-    await Feed(graph)(*career())
+    await TopicFeed(graph)(*career())
     assert await employers(graph, as_of=year(2019)) == []
     assert await employers(graph, as_of=year(2021)) == ["Acme"]
     assert await employers(graph, as_of=year(2023, 3)) == ["Acme"]  # after the correction
@@ -111,7 +107,7 @@ async def test_as_of_answers_with_the_fact_that_was_valid_then(graph: GraphProje
 
 
 async def test_known_at_answers_with_what_was_known_then(graph: GraphProjection) -> None:
-    await Feed(graph)(*career())
+    await TopicFeed(graph)(*career())
     march_2023 = year(2023, 3)
     assert await employers(graph, as_of=march_2023, known_at=day(0)) == []
     assert await employers(graph, as_of=march_2023, known_at=day(5)) == ["Acme"]
@@ -124,7 +120,7 @@ async def test_known_at_answers_with_what_was_known_then(graph: GraphProjection)
 async def test_history_keeps_every_version_with_its_four_timestamps_and_provenance(
     graph: GraphProjection,
 ) -> None:
-    await Feed(graph)(*career())
+    await TopicFeed(graph)(*career())
     history = await q.entity_with_history(graph.pool, GROUP, ALICE)
     assert history is not None
     acme = [f for f in history.relationships if f.relationship_id == AT_ACME]
@@ -146,7 +142,7 @@ async def test_history_keeps_every_version_with_its_four_timestamps_and_provenan
 
 
 async def test_replaying_the_same_batch_twice_changes_nothing(graph: GraphProjection) -> None:
-    feed = Feed(graph)
+    feed = TopicFeed(graph)
     batch = feed.batch(*career())
     assert await graph.apply(batch) == 6
     before = await q.entity_with_history(graph.pool, GROUP, ALICE)
@@ -163,7 +159,7 @@ async def test_replaying_the_same_batch_twice_changes_nothing(graph: GraphProjec
 async def test_a_merge_keeps_the_existing_id_and_valid_from_and_overwrites_attributes(
     graph: GraphProjection,
 ) -> None:
-    feed = Feed(graph)
+    feed = TopicFeed(graph)
     robert = entity(ROBERT, "Robert", "person", role="engineer", city="Oslo")
     bob = entity(BOB, "Bob", "person", role="manager").model_copy(update={"valid_from": year(2022)})
     await feed(
@@ -193,7 +189,7 @@ async def test_a_merge_keeps_the_existing_id_and_valid_from_and_overwrites_attri
 async def test_forgetting_a_group_or_a_tenant_erases_it_and_replays_cannot_bring_it_back(
     graph: GraphProjection,
 ) -> None:
-    feed = Feed(graph)
+    feed = TopicFeed(graph)
     groups = ("acme:s1", "acme:s2", "globex:s1")
     facts = [e for g in groups for e in (people(g), works_at(AT_ACME, ACME, year(2020), 1, g))]
     await feed(*facts)

@@ -24,7 +24,6 @@ from tests.projections.test_graph import (
     AT_ACME,
     BOB,
     EPISODE,
-    Feed,
     day,
     entity,
     people,
@@ -32,6 +31,7 @@ from tests.projections.test_graph import (
     year,
 )
 from tests.projections.test_runner import fresh_database
+from tests.projections.topic_feed import TopicFeed
 
 PUBLIC_QUERIES = [
     fn
@@ -85,7 +85,7 @@ async def test_one_tenants_memory_is_never_visible_to_another(postgres_dsn: str)
     a, b = "tenantA:s1", "tenantB:s1"
     async with opened(graph_projection(await fresh_database(postgres_dsn))) as graph:
         # Same entity and relationship ids in both groups: isolation must not rely on ids.
-        await Feed(graph)(
+        await TopicFeed(graph)(
             people(a),
             works_at(AT_ACME, ACME, year(2020), 1, a),
             EntitiesExtracted(group_id=b, episode_id=EPISODE[1], generated_by="local",

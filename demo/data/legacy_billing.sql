@@ -36,11 +36,11 @@ COMMENT ON COLUMN cust_mstr.cust_typ_cd IS 'R=residential B=business';
 CREATE TABLE cust_addr (
     addr_id       bigserial PRIMARY KEY,
     cust_id       bigint NOT NULL REFERENCES cust_mstr (cust_id),
-    addr_typ_cd   char(1) NOT NULL,
+    addr_typ_cd   char(1) NOT NULL DEFAULT 'B',
     addr_ln1      varchar(120),
     cty_nm        varchar(60),
     pstl_cd       varchar(12),
-    cntry_cd      char(2)
+    cntry_cd      char(2) NOT NULL DEFAULT 'US'
 );
 
 CREATE TABLE cust_cntct (
@@ -119,8 +119,10 @@ CREATE TABLE usg_rec (
     svc_loc_id    bigint NOT NULL REFERENCES svc_loc (svc_loc_id),
     usg_dt        date NOT NULL,
     usg_qty       numeric(14, 3) NOT NULL,
-    uom_cd        varchar(6)
+    uom_cd        varchar(6),
+    est_flg       char(1) NOT NULL DEFAULT 'N'
 );
+COMMENT ON COLUMN usg_rec.est_flg IS 'Y=estimated read';
 
 CREATE TABLE rtd_usg (
     rtd_usg_id    bigserial PRIMARY KEY,
@@ -184,9 +186,9 @@ CREATE TABLE pmt_txn (
     pmt_id        bigserial PRIMARY KEY,
     acct_id       bigint NOT NULL REFERENCES acct_mstr (acct_id),
     pmt_mthd_id   bigint REFERENCES pmt_mthd (pmt_mthd_id),
-    pmt_dt        date NOT NULL,
-    pmt_amt       numeric(14, 2) NOT NULL,
-    ref_nbr       varchar(40)
+    pmt_dt        date NOT NULL DEFAULT current_date,
+    pmt_amt       numeric(14, 2) NOT NULL CHECK (pmt_amt > 0),
+    ref_nbr       varchar(40) UNIQUE
 );
 
 CREATE TABLE pmt_alloc (
@@ -202,7 +204,7 @@ CREATE TABLE adj_txn (
     inv_id        bigint REFERENCES inv_hdr (inv_id),
     adj_rsn_cd    varchar(6),
     adj_amt       numeric(14, 2) NOT NULL,
-    apprv_usr_id  integer
+    apprv_usr_id  integer NOT NULL
 );
 COMMENT ON TABLE adj_txn IS 'credits/debits outside the bill run';
 
@@ -210,7 +212,7 @@ CREATE TABLE dunn_ltr (
     dunn_id       bigserial PRIMARY KEY,
     acct_id       bigint NOT NULL REFERENCES acct_mstr (acct_id),
     inv_id        bigint REFERENCES inv_hdr (inv_id),
-    dunn_lvl      smallint NOT NULL,
+    dunn_lvl      smallint NOT NULL CHECK (dunn_lvl BETWEEN 1 AND 3),
     snt_dt        date
 );
 

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 
 from events.chunks import DocumentRetracted
@@ -333,3 +334,27 @@ async def test_a_conversation_is_read_whole_newest_first_with_its_vectors(
     latest = await index.recent(Kind.EPISODE, "acme", Filters(group_id="acme:s1"), 2)
     assert [o.text for o in latest] == ["Tiny but bright", "How is the flat?"]
     assert await index.recent(Kind.EPISODE, "nobody", Filters(group_id="acme:s1"), 10) == []
+
+
+async def test_a_groups_episodes_rank_exactly_by_meaning_among_many_groups(
+    index: SearchIndex, feed: Feed
+) -> None:
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((240, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    episodes = [
+        EpisodeRecorded(
+            group_id=f"acme:s{i % 24}", episode_id=uuid.uuid4(), source_event_id=uuid.uuid4(),
+            content=f"turn {i}", content_type="message", source="user",
+            embedding=[float(x) for x in v], embedding_model=MODEL,
+        )
+        for i, v in enumerate(vectors)
+    ]  # fmt: skip
+    await feed(*episodes)
+    asked = [float(x) for x in vectors[5] + 0.5 * vectors[29]]
+    hits = await index.search(
+        None, asked, Kind.EPISODE, Filters(group_id="acme:s5"), 5, "acme", SearchMode.VECTOR
+    )
+    mine = [(i, v) for i, v in enumerate(vectors) if i % 24 == 5]
+    nearest = sorted(mine, key=lambda iv: -float(iv[1] @ np.asarray(asked)))[:5]
+    assert [h.object.text for h in hits] == [f"turn {i}" for i, _ in nearest]

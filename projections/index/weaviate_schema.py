@@ -95,13 +95,17 @@ def collection_config(logical: str) -> dict[str, Any]:
                 )
             ),
         }
+    memory = Kind(logical).is_memory
+    # Memory is searched one group at a time, inside one Weaviate tenant: a flat index
+    # ranks that group exactly and costs nothing to keep up as turns arrive.
+    index = Configure.VectorIndex.flat if memory else Configure.VectorIndex.hnsw
     config: dict[str, Any] = {
         "properties": object_properties(),
         "vector_config": Configure.Vectors.self_provided(
-            vector_index_config=Configure.VectorIndex.hnsw(distance_metric=VectorDistances.COSINE)
+            vector_index_config=index(distance_metric=VectorDistances.COSINE)
         ),
     }
-    if Kind(logical).is_memory:
+    if memory:
         # One Weaviate tenant per Tribal tenant: isolation is physical, not a filter.
         config["multi_tenancy_config"] = Configure.multi_tenancy(
             enabled=True, auto_tenant_creation=True, auto_tenant_activation=True

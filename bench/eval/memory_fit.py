@@ -1,7 +1,7 @@
 """Fit the statement reader (:mod:`streams.memory.learned`) on the train split only.
 
 Reads the labelled conversations of ``tests/eval/memory/`` (``train.json`` to
-``train7.json``, :data:`TRAIN_FILES`; ``test.json`` is never opened here), builds one
+``train10.json``, :data:`TRAIN_FILES`; ``test.json`` is never opened here), builds one
 example per candidate value of every user line (its relation, or ``none``) and one per
 (value, possible subject) pair, fits two logistic models (scikit-learn), and chooses the
 gate by five-fold cross-validation over conversations: the gate with the best F1 among
@@ -35,7 +35,7 @@ from streams.memory.learned import (
 )
 from streams.memory.statements import english_doc, introduced_name
 
-TRAIN_FILES = tuple(f"train{n}.json" for n in ("", 2, 3, 4, 5, 6, 7))
+TRAIN_FILES = tuple(f"train{n}.json" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10))
 GATES = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 MIN_PRECISION = 0.85
 MIN_COUNT = 2

@@ -20,11 +20,17 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from streams.memory.when import Mention, clause_of, holiday, is_future, sentence_of, week_of
+from streams.memory.when import (
+    COUNTS,
+    Mention,
+    clause_of,
+    holiday,
+    is_future,
+    sentence_of,
+    week_of,
+)
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_COUNT = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-          "a couple of": 2, "a few": 3, "ten": 10}  # fmt: skip
 _NOT_EVENTS = frozenset(
     ("tomorrow", "yesterday", "today", "tonight", "that", "this", "it", "next", "last", "then",
      "got", "get", "were", "was", "had", "did", "went", "came", "made", "said", "all")
@@ -148,7 +154,7 @@ def since(text: str, said: list[Mention], said_at: datetime) -> list[Mention]:
         inside = sentence.group(0) if sentence else text
         days = [x for x in said if x.granularity == "day" and x.text in inside]
         day = days[0].start if days else said_at.date()
-        count = _COUNT.get(m.group("count").lower()) or int(m.group("count"))
+        count = _number(m.group("count"))
         unit = m.group("unit").lower()
         if unit == "year":
             back = _years_before(day, count)
@@ -158,6 +164,11 @@ def since(text: str, said: list[Mention], said_at: datetime) -> list[Mention]:
             back = day - timedelta(days=7 * count)
         out.append(Mention(m.group(0), back, back, "day"))
     return out
+
+
+def _number(word: str) -> int:
+    """ "two", "a couple of" or "2" as a number."""
+    return COUNTS.get(word.lower()) or int(word)
 
 
 def _years_before(day: date, count: int) -> date:
@@ -179,7 +190,7 @@ def _shifted(m: re.Match[str], day: date) -> Mention:
     sign = 1 if after else -1
     unit = (m.group("unit") or "").lower()
     if m.group("counted"):
-        count = _COUNT.get(m.group("count").lower()) or int(m.group("count"))
+        count = _number(m.group("count"))
         days = count * (7 if m.group("counted").lower().startswith("week") else 1)
         moved = day + timedelta(days=sign * days)
         return Mention(m.group(0), moved, moved, "day")

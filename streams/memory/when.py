@@ -92,7 +92,7 @@ _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
     m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
 }
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
-_COUNTS = {"a": 1, "an": 1, "one": 1, "a couple of": 2, "a couple": 2, "couple of": 2,
+COUNTS = {"a": 1, "an": 1, "one": 1, "a couple of": 2, "a couple": 2, "couple of": 2,
            "two": 2, "a few": 3, "few": 3, "three": 3, "several": 4, "four": 4, "five": 5,
            "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
 
@@ -316,7 +316,7 @@ class When:
                 return Mention(span, day, end, "week" if unit == "weekend" else "day")
             return _shifted(span, today, unit, 2)
         if m := _AGO.match(phrase):
-            count = _COUNTS.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 0)
+            count = COUNTS.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 0)
             if count and m.group(2) == "fortnight":
                 return _shifted(span, today, "week", 2 * count)
             if count:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 HERE = Path(__file__).parent
-SPLITS = tuple(f"train{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)) + ("test",)
+SPLITS = (*(f"train{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)), "test")
 KINDS = {
     "person", "organization", "place", "product", "plan", "contact", "quantity",
     "preference", "concept", "date",

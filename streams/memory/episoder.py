@@ -26,7 +26,7 @@ from streams.memory import metrics
 from streams.memory.anchors import Anchors, since
 from streams.memory.backlog import EPISODES_FIRST, Backlog
 from streams.memory.statements import english_entities
-from streams.memory.when import names_a_time, when
+from streams.memory.when import names_a_time, only_time_sentences, when
 from streams.wiring import Emit
 
 log = logging.getLogger(__name__)
@@ -51,13 +51,14 @@ def _words(event: Source) -> str:
 def times_of(events: Sequence[Source], anchors: Anchors | None = None) -> list[str]:
     """The times each event's words name, resolved against when it was said ("last
     Saturday" said on 16 May 2023 is ``2023-05-13``), space-separated; empty when none.
-    The entities of the texts that have a word of time are read in one batch. A time told
+    The entities of the sentences that have a word of time are read in one batch. A time told
     by an event said before ("the day after my birthday") is read against ``anchors``,
     the days each group's earlier turns named (this batch's own, in order, when None)."""
     anchors = anchors if anchors is not None else Anchors()
     texts = [_words(e) for e in events]
     timed = [i for i, text in enumerate(texts) if names_a_time(text)]
-    docs = dict(zip(timed, english_entities([texts[i] for i in timed]) or [], strict=False))
+    read = english_entities([only_time_sentences(texts[i]) for i in timed]) or []
+    docs = dict(zip(timed, read, strict=False))
     out = []
     for i, (event, text) in enumerate(zip(events, texts, strict=True)):
         doc = docs.get(i)

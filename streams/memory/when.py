@@ -579,6 +579,15 @@ def _spans(text: str, parse: Callable[[str], Any] | None) -> tuple[list[Span], l
     return entities, patterns
 
 
+def only_time_sentences(text: str) -> str:
+    """``text`` with every sentence that has no word of time blanked to spaces (its
+    length, and so every offset, kept): the entity pipes then read only what may name a
+    time, in about half the tokens."""
+    return _SENTENCE.sub(
+        lambda m: m.group(0) if _TIME_WORD.search(m.group(0)) else " " * len(m.group(0)), text
+    )
+
+
 def names_a_time(text: str) -> bool:
     """Whether ``text`` has a word without which it names no time (cheap: a pattern)."""
     return bool(_TIME_WORD.search(text))

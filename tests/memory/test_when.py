@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from streams.memory.statements import _nlp, english
-from streams.memory.when import Mention, covered, when
+from streams.memory.when import Mention, covered, only_time_sentences, when
 
 Parse = Callable[[str], Any]
 TUESDAY = datetime(2023, 5, 16, 19, 20, tzinfo=UTC)
@@ -180,3 +180,11 @@ def test_days_counted_back_from_another_and_the_edges_of_a_month(
 ) -> None:
     spans = [(m.start, m.end) for m in when().mentions(text, said.replace(tzinfo=UTC), nlp)]
     assert (date.fromisoformat(first), date.fromisoformat(last or first)) in spans
+
+
+def test_only_the_sentences_naming_a_time_are_kept_for_the_entity_reader() -> None:
+    text = "Thanks for the help. I moved to Porto last March! It is lovely."
+    kept = only_time_sentences(text)
+    assert len(kept) == len(text)
+    assert kept.strip() == "I moved to Porto last March!"
+    assert kept.index("last March") == text.index("last March")

@@ -186,7 +186,7 @@ class FactsFold:
 
         def named(target: UUID, name: str) -> bool:
             entity = names.entities.get(target) if names is not None else None
-            return entity is not None and _names_same(normalise(entity.name), normalise(name))
+            return entity is not None and _names_same(_words(entity.name), _words(name))
 
         asserted: list[Event] = []
         closed: list[Event] = []
@@ -225,6 +225,12 @@ class FactsFold:
             invalidated_by=fact.invalidated_by, reason=reason,
             episode_id=g.said[by.relationship_id].episode_id,
         )  # fmt: skip
+
+
+def _words(name: str) -> str:
+    """A name as its case-folded words: unlike :func:`normalise`, a name with a digit
+    keeps its spaces ("Lenovo ThinkPad T14" holds "ThinkPad")."""
+    return " ".join(re.sub(r"[^\w@.+-]+", " ", name.casefold()).split())
 
 
 def _names_same(held: str, named: str) -> bool:

@@ -18,7 +18,14 @@ from typing import Any
 from streams.memory.extraction import ExtractedEntity, ExtractedRelationship, ExtractionOutput
 from streams.memory.learned import Context, Reading, read, shipped_model
 from streams.memory.names import FIRST_NAMES
-from streams.memory.statements import RELATIONS, Scope, english_doc, introduced_name, statements
+from streams.memory.statements import (
+    RELATIONS,
+    Scope,
+    english_doc,
+    introduced_name,
+    replaced_value,
+    statements,
+)
 
 _ORDER = re.compile(r"#\s?([A-Z]{1,3}-?\d{3,})\b")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -245,7 +252,7 @@ def _statements(
             keep(ExtractedEntity(name=person, entity_type="person", attributes=attributes,
                                  confidence="high"))  # fmt: skip
         for st in statements(text, person, lambda: organisation.get("name"), scope):
-            owned = _owner_of(st.relation, st.object, st.subject, text, scope)
+            owned = _owner_of(st.relation, st.object, st.subject, text, scope, st.subject_kind)
             if owned is None:
                 continue
             if owned[0] != st.subject:
@@ -278,7 +285,9 @@ def _statements(
             )  # fmt: skip
         said = {(r.relation, r.target.casefold()) for r in relationships}
         for reading in _readings(text, scope, organisation.get("name"), context, said):
-            owned = _owner_of(reading.relation, reading.object, reading.subject, text, scope)
+            owned = _owner_of(
+                reading.relation, reading.object, reading.subject, text, scope, reading.subject_kind
+            )
             if owned is None:
                 continue
             reading = dataclasses.replace(reading, subject=owned[0], subject_kind=owned[1])
@@ -289,10 +298,12 @@ def _statements(
             if reading.relation == "works_at" and reading.subject == person:
                 organisation.setdefault("name", reading.object)
             known.add((reading.subject.casefold(), reading.relation, reading.object.casefold()))
+            sentence = reading.span.sent.text.strip()
             relationships.append(
                 ExtractedRelationship(
                     source=reading.subject, relation=reading.relation, target=reading.object,
-                    fact=f"{person}: {reading.span.sent.text.strip()}", confidence="medium",
+                    fact=f"{person}: {sentence}", confidence="medium",
+                    replaces=replaced_value(sentence, text, reading.object, reading.relation),
                 )
             )  # fmt: skip
 
@@ -325,15 +336,18 @@ def _spelled(name: str, local: str) -> int:
 
 
 def _owner_of(
-    relation: str, value: str, subject: str, text: str, scope: Scope
+    relation: str, value: str, subject: str, text: str, scope: Scope, kind: str = "person"
 ) -> tuple[str, str] | None:
     """Whose contact a stated email or phone number is, when the value says so better
     than the words around it did; None when it is not a contact at all. A number after
     "account", "member", "order" … is that, not a phone, nor is one of over 15 digits.
     An email spelling someone's name is theirs; a mailbox named for a role
     (``accounts@``, ``claims@``) is its organisation's (the one its domain names, else
-    the speaker's)."""
-    kind = "organization" if subject in scope.organisations or subject == scope.org() else "person"
+    the speaker's). ``kind``: the subject's kind as read, kept unless the subject is a
+    known organisation ("Olive & Fig", read as an organisation in one turn, stays one in
+    the next)."""
+    if subject in scope.organisations or subject == scope.org():
+        kind = "organization"
     if relation == "phone":
         if sum(ch.isdigit() for ch in value) > 15:  # E.164: at most 15 digits
             return None

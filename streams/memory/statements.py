@@ -306,10 +306,26 @@ PATTERNS = tuple(sorted(PATTERNS, key=lambda p: p.relation != "works_at"))  # fm
 so that "we" in the rest of a sentence knows its organisation."""
 
 _REPLACED = re.compile(
-    r"(?i:instead of|rather than|from|off|out of|away from|replaced|dropped|ditched|closed|"
+    r"(?i:instead of|rather than|from|off|out of|away from|replaced|replacing|dropped|dropping|"
+    r"ditched|ditching|closed|leaving|left|swapped|swapping|retired|retiring|"
     r"no longer (?:at|with|on|use|using))\s+(?:the |our |my )?"
     rf"(?P<old>{_NAME_WORD}(?: {_NAME_WORD})?|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\+?\d[\d ()-]{{5,}}\d)"
 )
+
+
+def replaced_value(sentence: str, text: str, value: str, relation: str) -> str | None:
+    """The old value a statement of ``value`` says it replaces ("we're leaving AWS for
+    Nordlys Cloud", "replaced PagerDuty with Opsgenie"), from its sentence, or, for a
+    many-valued relation said as a change, from the rest of the turn ("… off Crowdin -
+    everything's in Lokalise now"); None when it names none."""
+    old = _REPLACED.search(sentence)
+    if old is None and relation not in SINGLE_VALUED and _CHANGE.search(sentence):
+        old = _REPLACED.search(text)
+    if old is None or old.group("old") == value or old.group("old") in value:
+        return None
+    return _clean(old.group("old"))
+
+
 _TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms|Mx)\.?\s+|Miss\s+)?"
 _INTRO = re.compile(
     r"(?:\b(?:[Mm]y name is|[Mm]y name's|[Tt]his is|[Ii]t's|[Ii]ts|I am|I'm|Im|[Cc]all me|[Nn]ame's|"
@@ -885,10 +901,7 @@ def statements(
                         relation = "located_in"
                 if relation == "located_in" and pattern.subject == "we" and kind == "person":
                     continue
-                old = _REPLACED.search(sentence)
-                if old is None and relation not in SINGLE_VALUED and changed:
-                    old = _REPLACED.search(text)  # "… off Crowdin - everything's in Lokalise now"
-                replaced = _clean(old.group("old")) if old and old.group("old") != value else None
+                replaced = replaced_value(sentence, text, value, relation)
                 taken.append((*span, relation))
                 if kind == "person":
                     scope.named(subject)

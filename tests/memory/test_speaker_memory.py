@@ -4,7 +4,9 @@ the old one: the local extractor in the real lanes, on the issue's own example."
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from uuid import NAMESPACE_URL, uuid5
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+import pytest
 
 from devstack.memory import memory
 from events.facts import EntitiesExtracted, RelationshipAsserted, RelationshipInvalidated
@@ -71,33 +73,91 @@ async def test_a_replay_rebuilds_who_the_speaker_is() -> None:
     assert again.extractor.established["acme:priya"]["speaker"] == "Priya Raman"
 
 
-async def test_a_switch_closes_the_named_old_value_of_a_many_valued_relation() -> None:
-    m = memory()
-    said = [
-        "Hi, this is Tom Berg from Acme.",
-        "We use Square for card payments.",
-        "We switched from Square to Stripe last week.",
-    ]
-    conversation = [
+def conversation_of(group_id: str, said: list[str]) -> list[TurnRecorded]:
+    return [
         TurnRecorded(
-            event_id=uuid5(NAMESPACE_URL, f"acme:tom/{n}"),
+            event_id=uuid5(NAMESPACE_URL, f"{group_id}/{n}"),
             occurred_at=START + timedelta(days=n),
-            group_id="acme:tom",
+            group_id=group_id,
             user_message=text,
             agent_response="Thanks.",
         )
         for n, text in enumerate(said)
     ]
-    _, facts, _ = await m.run(conversation)
-    names = {
-        e.entity_id: e.name for e in m.extractor.fold.dedup.groups["acme:tom"].entities.values()
-    }
-    uses = {
+
+
+async def facts_of(group_id: str, said: list[str]) -> tuple[dict[UUID, str], list[object]]:
+    """What the real lanes make of ``said``: the fact ids with their values as named at the
+    end, and every fact event."""
+    m = memory()
+    _, facts, _ = await m.run(conversation_of(group_id, said))
+    names = {e.entity_id: e.name for e in m.extractor.fold.dedup.groups[group_id].entities.values()}
+    return names, list(facts)
+
+
+@pytest.mark.parametrize(
+    ("change", "relation", "old", "new"),
+    [
+        ("We switched from Square to Stripe last week.", "uses", "Square", "Stripe"),
+        ("We're leaving Square for Stripe at the end of the month.", "uses", "Square", "Stripe"),
+        ("We replaced Square with Stripe.", "uses", "Square", "Stripe"),
+    ],
+)
+async def test_a_switch_closes_the_named_old_value_of_a_many_valued_relation(
+    change: str, relation: str, old: str, new: str
+) -> None:
+    names, facts = await facts_of(
+        "acme:tom", ["Hi, this is Tom Berg from Acme.", "We use Square for card payments.", change]
+    )
+    values = {
         f.relationship_id: names[f.target_entity_id]
         for f in facts
-        if isinstance(f, RelationshipAsserted) and f.relation_type == "uses"
+        if isinstance(f, RelationshipAsserted) and f.relation_type == relation
     }
     closed = [f for f in facts if isinstance(f, RelationshipInvalidated)]
-    assert sorted(uses.values()) == ["Square", "Stripe"]
-    assert [uses[f.relationship_id] for f in closed] == ["Square"]
-    assert closed[0].reason == "replaced: uses Square"
+    assert sorted(values.values()) == sorted([old, new])
+    assert [values[f.relationship_id] for f in closed] == [old]
+    assert closed[0].reason == f"replaced: {relation} {old}"
+
+
+async def test_a_replaced_value_is_found_by_one_of_its_words_even_with_a_digit() -> None:
+    names, facts = await facts_of(
+        "acme:ana",
+        [
+            "Hi, Ana Ruiz here. I bought a Lenovo ThinkPad T14 from you last year.",
+            "IT replaced my ThinkPad with a Surface Laptop 6 yesterday.",
+        ],
+    )
+    owned = {
+        f.relationship_id: names[f.target_entity_id]
+        for f in facts
+        if isinstance(f, RelationshipAsserted) and f.relation_type == "owns"
+    }
+    closed = {f.relationship_id for f in facts if isinstance(f, RelationshipInvalidated)}
+    assert {v for rid, v in owned.items() if rid in closed} == {"Lenovo ThinkPad T14"}
+    assert "Surface Laptop 6" in {v for rid, v in owned.items() if rid not in closed}
+
+
+async def test_an_organisation_read_in_one_turn_is_the_same_one_in_the_next() -> None:
+    names, facts = await facts_of(
+        "acme:tamar",
+        [
+            "Hi all, our website (hosted with you on Managed Basic) is slow. We're a group of "
+            "three cafés in Melbourne, Olive & Fig. Cheers, Tamar Levi",
+            "Much faster, thanks! Online ordering runs through Square, by the way.",
+            "We've opened café number four, please move us up to Managed Pro.",
+        ],
+    )
+    subjects = {
+        names[f.source_entity_id]
+        for f in facts
+        if isinstance(f, RelationshipAsserted) and f.relation_type in ("plan", "uses")
+    }
+    closed = {f.relationship_id for f in facts if isinstance(f, RelationshipInvalidated)}
+    plans = {
+        names[f.target_entity_id]: f.relationship_id in closed
+        for f in facts
+        if isinstance(f, RelationshipAsserted) and f.relation_type == "plan"
+    }
+    assert subjects == {"Olive & Fig"}
+    assert plans == {"Managed Basic": True, "Managed Pro": False}

@@ -16,6 +16,7 @@ from streams.memory.extraction import EntityExtractor
 from streams.memory.facts import FactsFold, extracted_event
 from streams.memory.lane import MemoryLane
 from streams.memory.rules import SPEAKER
+from streams.memory.succession import HELD_BY_ONE_PERSON, Held, encode_holders, hold, holders_of
 from streams.memory.summaries import SummaryFold
 from streams.wiring import Emit
 
@@ -90,6 +91,7 @@ class ExtractorLane(MemoryLane):
                 organisations.append(e.name)
         if organisations:
             known["organisations"] = "|".join(organisations[-20:])
+        self._learn_holders(raw, known)
         speakers = {e.entity_id for e in raw.entities if e.attributes.get(SPEAKER) == "true"}
         for r in raw.relationships:
             if r.relation_type != "works_at" or r.source_entity_id not in speakers:
@@ -98,6 +100,25 @@ class ExtractorLane(MemoryLane):
             self.organisations.setdefault(raw.group_id, {})[who] = where
             if who == known.get("speaker"):
                 known["organisation"] = where
+
+    @staticmethod
+    def _learn_holders(raw: EntitiesExtracted, known: dict[str, str]) -> None:
+        """Who holds a role one person holds at a time (a contact, a manager), for the
+        successions later turns state (:mod:`streams.memory.succession`)."""
+        entities = {e.entity_id: e for e in raw.entities}
+        holders = holders_of(known.get("holders"))
+        for r in raw.relationships:
+            subject, value = entities.get(r.source_entity_id), entities.get(r.target_entity_id)
+            if (
+                r.relation_type in HELD_BY_ONE_PERSON
+                and subject is not None
+                and value is not None
+                and value.entity_type == "person"
+            ):
+                held = Held(subject.name, subject.entity_type, r.relation_type)
+                hold(holders, value.name, held)
+        if holders:
+            known["holders"] = encode_holders(holders)
 
     def known(self, episode: EpisodeRecorded) -> dict[str, str]:
         """What the turns before ``episode`` established for it: for a turn of a named

@@ -26,6 +26,7 @@ from streams.memory.statements import (
     replaced_value,
     statements,
 )
+from streams.memory.succession import holders_of, people_in, successions
 
 _ORDER = re.compile(r"#\s?([A-Z]{1,3}-?\d{3,})\b")
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
@@ -221,6 +222,7 @@ def extract_local(context: dict[str, Any]) -> ExtractionOutput:
                     break
     kinds = {name: kind for kind, name in entities}
     _statements(context, person, keep, relationships, kinds)
+    _successions(context, person, keep, relationships)
     return ExtractionOutput(entities=list(entities.values()), relationships=relationships)
 
 
@@ -318,6 +320,38 @@ _MAILBOXES = frozenset(
      "enquiries", "inquiries", "bookings", "booking", "hr", "payroll", "orders", "ops",
      "it", "helpdesk", "reception", "frontdesk", "accounting", "mail", "studio", "events"}
 )  # fmt: skip
+
+
+def _successions(
+    context: dict[str, Any],
+    person: str,
+    keep: Any,
+    relationships: list[ExtractedRelationship],
+) -> None:
+    """What a person who went held passes to the one the turn names in their place
+    (:mod:`streams.memory.succession`), unless the turn already said who holds it."""
+    holders = holders_of(context.get("holders"))
+    if not holders:
+        return
+    stated = {(r.source.casefold(), r.relation) for r in relationships}
+    known = [p for p in str(context.get("people") or "").split("|") if p]
+    for role, text in lines(context):
+        if role != "user":
+            continue
+        found = successions(text, people_in(english_doc(text), text, known), holders, person)
+        for s in found:
+            if (s.held.subject.casefold(), s.held.relation) in stated:
+                continue
+            stated.add((s.held.subject.casefold(), s.held.relation))
+            keep(ExtractedEntity(name=s.held.subject, entity_type=s.held.subject_kind,
+                                 confidence="medium"))  # fmt: skip
+            keep(ExtractedEntity(name=s.successor, entity_type="person", confidence="medium"))
+            relationships.append(
+                ExtractedRelationship(
+                    source=s.held.subject, relation=s.held.relation, target=s.successor,
+                    fact=f"{person}: {s.sentence}", confidence="medium", replaces=s.holder,
+                )
+            )  # fmt: skip
 
 
 def _folded(text: str) -> str:

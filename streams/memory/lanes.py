@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from uuid import UUID
 
@@ -15,7 +16,7 @@ from streams.memory.dedup import is_identifier
 from streams.memory.extraction import EntityExtractor
 from streams.memory.facts import FactsFold, extracted_event
 from streams.memory.lane import MemoryLane
-from streams.memory.rules import SPEAKER
+from streams.memory.rules import OF_ONE_SUBJECT, SPEAKER
 from streams.memory.succession import HELD_BY_ONE_PERSON, Held, encode_holders, hold, holders_of
 from streams.memory.summaries import SummaryFold
 from streams.wiring import Emit
@@ -104,7 +105,8 @@ class ExtractorLane(MemoryLane):
     @staticmethod
     def _learn_holders(raw: EntitiesExtracted, known: dict[str, str]) -> None:
         """Who holds a role one person holds at a time (a contact, a manager), for the
-        successions later turns state (:mod:`streams.memory.succession`)."""
+        successions later turns state (:mod:`streams.memory.succession`); and whom the
+        relations of :data:`~streams.memory.rules.OF_ONE_SUBJECT` were stated of."""
         entities = {e.entity_id: e for e in raw.entities}
         holders = holders_of(known.get("holders"))
         for r in raw.relationships:
@@ -119,6 +121,15 @@ class ExtractorLane(MemoryLane):
                 hold(holders, value.name, held)
         if holders:
             known["holders"] = encode_holders(holders)
+        stated: dict[str, list[list[str]]] = json.loads(known.get("stated") or "{}")
+        for r in raw.relationships:
+            subject = entities.get(r.source_entity_id)
+            if r.relation_type in OF_ONE_SUBJECT and subject is not None:
+                said = stated.setdefault(r.relation_type, [])
+                if [subject.name, subject.entity_type] not in said:
+                    said.append([subject.name, subject.entity_type])
+        if stated:
+            known["stated"] = json.dumps(stated)
 
     def known(self, episode: EpisodeRecorded) -> dict[str, str]:
         """What the turns before ``episode`` established for it: for a turn of a named

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -223,6 +224,7 @@ def extract_local(context: dict[str, Any]) -> ExtractionOutput:
     kinds = {name: kind for kind, name in entities}
     _statements(context, person, keep, relationships, kinds)
     _successions(context, person, keep, relationships)
+    _same_subject_as_before(context, keep, relationships)
     return ExtractionOutput(entities=list(entities.values()), relationships=relationships)
 
 
@@ -352,6 +354,31 @@ def _successions(
                     fact=f"{person}: {s.sentence}", confidence="medium", replaces=s.holder,
                 )
             )  # fmt: skip
+
+
+OF_ONE_SUBJECT = ("plan", "team_size", "budget", "timezone")
+"""Relations a conversation states of one subject (the account it is about): a later
+statement whose subject was only guessed goes to that subject."""
+
+
+def _same_subject_as_before(
+    context: dict[str, Any], keep: Any, relationships: list[ExtractedRelationship]
+) -> None:
+    """ "I've been upgraded to Gold" after "Rohan Mehta is on Silver": Rohan's plan, not
+    that of the organisation the reader guessed. When one subject alone had a relation
+    of :data:`OF_ONE_SUBJECT` before, and the sentence does not name the one this turn's
+    statement chose, the statement is about the earlier subject."""
+    stated: dict[str, list[list[str]]] = json.loads(context.get("stated") or "{}")
+    for i, r in enumerate(relationships):
+        before = stated.get(r.relation, [])
+        if len(before) != 1 or before[0][0] == r.source:
+            continue
+        sentence = (r.fact or "").partition(": ")[2]
+        if r.source.casefold() in sentence.casefold():
+            continue
+        name, kind = before[0]
+        keep(ExtractedEntity(name=name, entity_type=kind, confidence=r.confidence))
+        relationships[i] = r.model_copy(update={"source": name})
 
 
 def _folded(text: str) -> str:

@@ -1,4 +1,5 @@
-"""A person who went hands what they held to the one named in their place."""
+"""A person who went hands what they held to the one named in their place; a later
+statement of an account's relation stays with the subject it was stated of."""
 
 from __future__ import annotations
 
@@ -57,3 +58,20 @@ async def test_the_new_contact_is_current_and_the_one_who_left_is_closed() -> No
         if isinstance(f, RelationshipAsserted) and f.relation_type == "contact"
     }
     assert contacts == {"Deepa Kulkarni": False, "Alan Fitzgerald": True}
+
+
+async def test_a_later_plan_belongs_to_the_subject_whose_plan_was_stated_before() -> None:
+    names, facts = await facts_of(
+        "acme:rohan",
+        [
+            "Hi, Rohan Mehta here, procurement lead at Indus Bridge Consulting. I'm on the "
+            "Silver plan with you.",
+            "Good news, I've been upgraded to Gold.",
+        ],
+    )
+    plans = {
+        (names[f.source_entity_id], names[f.target_entity_id])
+        for f in facts
+        if isinstance(f, RelationshipAsserted) and f.relation_type == "plan"
+    }
+    assert {subject for subject, _ in plans} == {"Rohan Mehta"}

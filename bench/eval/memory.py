@@ -189,7 +189,10 @@ def score(conversations: Sequence[dict[str, Any]], folded: Sequence[Folded]) -> 
                 wrong.append({"conv": conv["id"], "fact": f"{s} {r} {o}"})
         for change in conv.get("changes", []):
             changes += 1
-            new, old = (_stated(f, conv, change, change[side]) for side in ("new", "old"))
+            new = _stated(f, conv, change, change["new"])
+            # a fact of the new value does not state the old one it contains ("Community
+            # Plus" holds "Community" as words, and is the new plan, not the old)
+            old = [r for r in _stated(f, conv, change, change["old"]) if r not in new]
             current = any(rid not in f.closed for rid in new)
             closed = bool(old) and all(rid in f.closed for rid in old)
             changes_ok += current and closed

@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from streams.memory.temporal import EVERY
+
 RELATIONS = {
     "works_at": "organization", "role": "concept", "lives_in": "place",
     "located_in": "place", "email": "contact", "phone": "contact", "manager": "person",
@@ -312,18 +314,43 @@ _REPLACED = re.compile(
     rf"(?P<old>{_NAME_WORD}(?: {_NAME_WORD})?|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\+?\d[\d ()-]{{5,}}\d)"
 )
 
+_GONE = re.compile(
+    rf"(?:(?i:gave|given|giving) (?:the |our |my )?(?P<old>{_NAME_WORD}(?: {_NAME_WORD})?) up\b|"
+    r"(?i:stopped using|got rid of|cancelled|canceled) (?:the |our |my )?"
+    rf"(?P<old2>{_NAME_WORD}(?: {_NAME_WORD})?)|"
+    rf"(?P<old3>{_NAME_WORD}(?: {_NAME_WORD})?)(?: is|'s| has)? (?:finally )?"
+    r"(?i:gone|out|history|dead|died|finished)\b)"
+)
+"""An old value said gone after it is named ("Sage is gone", "we gave Mailchimp up")."""
+
+
+def _old_of(match: re.Match[str]) -> str:
+    return next(v for k, v in match.groupdict().items() if k.startswith("old") and v)
+
 
 def replaced_value(sentence: str, text: str, value: str, relation: str) -> str | None:
     """The old value a statement of ``value`` says it replaces ("we're leaving AWS for
     Nordlys Cloud", "replaced PagerDuty with Opsgenie"), from its sentence, or, for a
     many-valued relation said as a change, from the rest of the turn ("… off Crowdin -
-    everything's in Lokalise now"); None when it names none."""
-    old = _REPLACED.search(sentence)
+    everything's in Lokalise now"); :data:`~streams.memory.temporal.EVERY` for a move
+    ("we relocated the studio to Limassol"); None when it names none."""
+    old = _REPLACED.search(sentence) or _GONE.search(sentence)
     if old is None and relation not in SINGLE_VALUED and _CHANGE.search(sentence):
         old = _REPLACED.search(text)
-    if old is None or old.group("old") == value or old.group("old") in value:
-        return None
-    return _clean(old.group("old"))
+    if old is None or _old_of(old) == value or _old_of(old) in value:
+        return EVERY if relation in MOVES and MOVED.search(sentence) else None
+    return _clean(_old_of(old))
+
+
+MOVES = ("located_in",)
+"""Many-valued relations a move replaces whole: an organisation that says it moved is no
+longer where it was, though it names none of its old sites (:data:`MOVED`)."""
+MOVED = re.compile(r"(?i)\b(?:we(?:'ve| have)? (?:moved|relocated)|(?:moved|relocated) "
+                   r"(?:the |our )?(?:office|offices|studio|shop|workshop|practice|business|"
+                   r"company|head office|headquarters|HQ|premises|site|team|warehouse|clinic|"
+                   r"store|restaurant|school|kitchen|factory|base)|(?:office|studio|shop|"
+                   r"practice|head office|headquarters|HQ|premises|clinic|store) "
+                   r"(?:has |have )?(?:moved|relocated))\b")  # fmt: skip
 
 
 _TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms|Mx)\.?\s+|Miss\s+)?"

@@ -9,7 +9,8 @@ they arrived in, so a conversation imported late or shuffled ends in the same fa
   nothing; a different target closes the current fact where it starts;
 * for a multi-valued relation (ordered, uses) a statement adds a target that is not
   already open; a statement that names what it replaces ("switched from Square to
-  Stripe") closes that open target.
+  Stripe") closes that open target, and one that replaces them all (:data:`EVERY`, "we
+  moved the office to Leith") closes every target opened before it.
 
 Each interval keeps the id of the statement of it that *arrived* first, so what was
 already published keeps its id when an older statement arrives late: the late one
@@ -22,6 +23,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
+
+EVERY = "*"
+"""A statement's ``replaces`` when it replaces every value held before it ("we moved the
+office to Leith": the old sites close, whatever their names; values stated at the same
+time stay)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +87,8 @@ def intervals(
     whether ``name`` (a statement's ``replaces``) names ``target``."""
     made: list[_Open] = []
     holding: dict[UUID, _Open] = {}  # target -> its open interval
-    for s in sorted(statements, key=lambda s: (s.valid_from, s.seq)):
+    # a move goes first among statements of its instant: what is said with it stays
+    for s in sorted(statements, key=lambda s: (s.valid_from, s.replaces != EVERY, s.seq)):
         if single_valued:
             current = next(iter(holding.values()), None)
             if current is not None and current.first.target == s.target:
@@ -97,7 +104,11 @@ def intervals(
             made.append(holding[s.target])
         if s.replaces and not single_valued:
             for target, other in list(holding.items()):
-                if target != s.target and named(target, s.replaces):
+                if target == s.target:
+                    continue
+                if (s.replaces == EVERY and other.first.valid_from < s.valid_from) or named(
+                    target, s.replaces
+                ):
                     other.close(s, replaced=True)
                     del holding[target]
     owner = {m.relationship_id: _id(o) for o in made for m in o.members}

@@ -161,3 +161,32 @@ async def test_an_organisation_read_in_one_turn_is_the_same_one_in_the_next() ->
     }
     assert subjects == {"Olive & Fig"}
     assert plans == {"Managed Basic": True, "Managed Pro": False}
+
+
+async def test_a_move_closes_every_site_held_before_but_none_named_with_it() -> None:
+    names, facts = await facts_of(
+        "acme:lena",
+        [
+            "Hi, Lena Hoffmann here from Atelier Cedre, a small design studio in Beirut.",
+            "We've relocated the studio to Limassol, Cyprus.",
+        ],
+    )
+    closed = {f.relationship_id for f in facts if isinstance(f, RelationshipInvalidated)}
+    sites = {
+        names[f.target_entity_id]: f.relationship_id not in closed
+        for f in facts
+        if isinstance(f, RelationshipAsserted) and f.relation_type == "located_in"
+    }
+    assert sites == {"Beirut": False, "Limassol": True, "Cyprus": True}
+
+
+async def test_a_value_said_gone_after_its_name_is_replaced() -> None:
+    _, facts = await facts_of(
+        "acme:sam",
+        [
+            "Hi, Sam Okoro from Sankofa Builds. We do our books in Sage 50.",
+            "Sage is gone, we have been on QuickBooks since the start of the month.",
+        ],
+    )
+    closed = [f for f in facts if isinstance(f, RelationshipInvalidated)]
+    assert [f.reason for f in closed] == ["replaced: uses Sage"]

@@ -6,7 +6,7 @@ import itertools
 from datetime import UTC, datetime
 from uuid import UUID, uuid4
 
-from streams.memory.temporal import Interval, Statement, intervals
+from streams.memory.temporal import EVERY, Interval, Statement, intervals
 
 OAK, ELM, PINE = uuid4(), uuid4(), uuid4()
 NAMES = {OAK: "Oak", ELM: "Elm", PINE: "Pine"}
@@ -82,6 +82,16 @@ def test_a_named_replacement_closes_one_value_of_a_many_valued_relation() -> Non
     assert shape(facts) == [(OAK, at(1), at(5)), (ELM, at(2), None), (PINE, at(5), None)]
     assert facts[0].replaced
     assert facts[0].invalidated_by == statements[2].relationship_id
+
+
+def test_a_move_closes_every_value_held_before_it_in_any_arrival_order() -> None:
+    days: list[tuple[UUID, int] | tuple[UUID, int, str]] = [
+        (OAK, 1), (ELM, 2), (PINE, 5, EVERY), (ELM, 5),
+    ]  # fmt: skip
+    for order in itertools.permutations(days):
+        facts = intervals(said(*order), single_valued=False, named=named)
+        assert shape(facts) == [(OAK, at(1), at(5)), (ELM, at(2), at(5)), (PINE, at(5), None),
+                                (ELM, at(5), None)], order  # fmt: skip
 
 
 def test_every_arrival_order_makes_the_same_facts() -> None:

@@ -355,13 +355,15 @@ MOVED = re.compile(r"(?i)\b(?:we(?:'ve| have)? (?:moved|relocated)|(?:moved|relo
 
 _TITLE = r"(?:(?:Dr|Prof|Mr|Mrs|Ms|Mx)\.?\s+|Miss\s+)?"
 _INTRO = re.compile(
-    r"(?:\b(?:[Mm]y name is|[Mm]y name's|[Tt]his is|[Ii]t's|[Ii]ts|I am|I'm|Im|[Cc]all me|[Nn]ame's|"
+    r"(?:\b(?:[Mm]y name is|[Mm]y name's|[Tt]his is|[Ii]t's|[Ii]ts|[Ii] am|[Ii]'m|Im|[Cc]all me|[Nn]ame's|"
     r"[Ss]oy|[Jj]e suis|[Ii]ch bin|[Mm]i chiamo|[Ee]u sou)\s+)"
     rf"{_TITLE}(?P<name>{_PWORD}(?:[ -]{_PWORD}){{0,2}})"
 )
 _NOT_NAMES = frozenset(
     {"Here", "Back", "Not", "Just", "Still", "Now", "Calling", "Writing", "Looking", "Trying",
-     "Sorry", "Fine", "Good", "Happy", "Afraid", "New", "Based", "On", "In", "With", "From"}
+     "Sorry", "Fine", "Good", "Happy", "Afraid", "New", "Based", "On", "In", "With", "From",
+     "Nobody", "Everyone", "Everybody", "Someone", "Somebody", "Anyone", "Anybody", "All",
+     "Everything", "Nothing", "Something", "Same", "Life", "Winter", "Summer", "Spring"}
 )  # fmt: skip
 _OBJECT_TRIM = re.compile(r"[\s,.;:!?'\"]+$")
 _OBJECT_LEAD = re.compile(r"^(?:the|a|an|our|my)\s+", re.IGNORECASE)
@@ -562,9 +564,13 @@ _GREETING = (
     r"(?:[Hh]i|[Hh]ey|[Hh]ello|[Hh]iya|[Hh]owdy|[Yy]o|[Gg]ood (?:morning|afternoon|evening)|"
     r"[Mm]orning|[Aa]fternoon|[Ee]vening)\b[,!]?\s*(?:[-\u2013\u2014]\s*)?"
 )
-_OPENER = rf"(?:{_GREETING}|[A-Za-z][a-z]*(?: [a-z]+)?[,!.]\s+)"
+_OPENER = rf"(?:{_GREETING}|[A-Za-z][a-z]*(?: [a-z']+)?[,!.]\s+)"
 """A greeting, or any word or two closed by a comma ("Howya,", "Kia ora,", "Hi all,")."""
-_HERE = re.compile(rf"^{_OPENER}?(?P<name>{_PWORD}(?: {_PWORD}){{1,2}}) here\b")
+_PARTICLE = r"(?:Ó|Ní|Nic|Mac|de|van der|van den|van|von|da|del|de la|le|bin|al-)"
+_HERE = re.compile(
+    rf"^{_OPENER}?(?P<name>{_PWORD}(?: (?:{_PARTICLE} )?{_PWORD}){{0,2}}) (?:here|ici|hier|aquí)\b"
+)
+"""An opening "Priya Raman here", "Rafael here", "Agnès Dubois ici"."""
 _GREETED = re.compile(rf"^{_GREETING}(?P<name>{_PWORD}(?: {_PWORD}){{1,2}})\s*[.,!](?:\s|$)")
 _TEAMS = frozenset({"Support", "Team", "Service", "Services", "Desk", "Customer", "Ltd", "Inc"})
 _OPENED = re.compile(
@@ -590,7 +596,11 @@ def introduced_name(text: str) -> str | None:
     for intro in (_HERE, _GREETED, _OPENED):
         here = intro.match(text.strip())
         if here and not set(here.group("name").split()) & _NOT_NAMES:
-            return here.group("name")
+            name = here.group("name")
+            if " " not in name:  # "Rafael here. … the account is Rafael Oliveira"
+                full = re.search(rf"\b{re.escape(name)} (?:{_PARTICLE} )?{_PWORD}\b", text)
+                name = full.group(0) if full else name
+            return name
     low = _LOWER_INTRO.match(text.strip())
     if low and not any(w in _COMMON for w in low.group("name").split()):
         return low.group("name").title()
@@ -609,7 +619,21 @@ def introduced_name(text: str) -> str | None:
     signed = _SIGNED.search(text.strip())
     if signed and not set(signed.group("name").split()) & (_NOT_NAMES | _NOT_A_NAME | _TEAMS):
         return signed.group("name")
+    bare = _SIGNED_BARE.search(text.strip())
+    if bare and len(text) <= PARSED_CHARS:
+        doc = english_doc(text)
+        name = bare.group("name")
+        if doc is not None and any(e.label_ == "PERSON" and e.text == name for e in doc.ents):
+            return name
     return None
+
+
+_SIGNED_BARE = re.compile(
+    rf"(?<=[.!?])\s+{_TITLE}(?P<name>{_PWORD}(?: {_PWORD}){{1,2}})"
+    r"(?:\s*,\s*[^.!?\n]{0,60})?[.!]?\s*$"
+)
+"""A message signed with a bare name after its last sentence ("… it's all on paper.
+Fiona MacLeod, volunteer coordinator"): a name only when spaCy reads it as a person."""
 
 
 def _clean(value: str) -> str:

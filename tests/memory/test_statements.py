@@ -154,6 +154,15 @@ def test_a_hostile_line_is_read_in_short_pieces_and_only_its_head() -> None:
         ("hi its Lan Nguyen, the internet is slow", "Lan Nguyen"),
         ("we are leaving Camden. after the move it's Walthamstow, E17.", None),
         ("Hi all, thanks for the help.", None),
+        ("Tomás here. Router down again. The account is Tomás Ibarra.", "Tomás Ibarra"),
+        ("Wiremu here, the farm office. Our vet is late.", "Wiremu"),
+        ("Salut, Margaux Lefèvre ici. Je voudrais changer mon forfait.", "Margaux Lefèvre"),
+        ("hey y'all, Dale Hutchins, owner of a bike shop in Tulsa.", "Dale Hutchins"),
+        ("Dia dhuit, Siobhán Ní Bhriain here. We run a hostel.", "Siobhán Ní Bhriain"),
+        ("hello, i am Joanna Wójcik, i run a bakery", "Joanna Wójcik"),
+        ("Nobody here knows the wifi password.", None),
+        ("The dashboard is blank again. Ingrid Solberg, office manager", "Ingrid Solberg"),
+        ("The order came today. Blue Harbour Traders", None),
     ],
 )
 def test_greetings_and_sign_offs_introduce_the_speaker(line: str, name: str | None) -> None:

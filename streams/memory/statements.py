@@ -319,13 +319,23 @@ _GONE = re.compile(
     r"(?i:stopped using|got rid of|cancelled|canceled) (?:the |our |my )?"
     rf"(?P<old2>{_NAME_WORD}(?: {_NAME_WORD})?)|"
     rf"(?P<old3>{_NAME_WORD}(?: {_NAME_WORD})?)(?: is|'s| has)? (?:finally )?"
-    r"(?i:gone|out|history|dead|died|finished)\b)"
+    r"(?i:gone|out|history|dead|died|finished|cancell?ed|canceled)\b|"
+    rf"(?P<old4>{_NAME_WORD}(?: {_NAME_WORD})?) (?i:licen[cs]e|contract|subscription) "
+    r"(?i:ends|ended|expired|is over|has ended|has expired)\b|"
+    r"(?i:ended|cancell?ed|stopp?e?d?|stop|stopping) (?:the |our |my )?"
+    rf"(?P<old5>{_NAME_WORD}(?: {_NAME_WORD})?)(?: (?i:contract|subscription|licen[cs]e|account))?|"
+    rf"(?i:now,? not) (?P<old6>{_NAME_WORD}(?: {_NAME_WORD})?))"
 )
 """An old value said gone after it is named ("Sage is gone", "we gave Mailchimp up")."""
 
 
 def _old_of(match: re.Match[str]) -> str:
-    return next(v for k, v in match.groupdict().items() if k.startswith("old") and v)
+    old = next(v for k, v in match.groupdict().items() if k.startswith("old") and v)
+    return _LEADING_WORD.sub("", old)
+
+
+_LEADING_WORD = re.compile(r"^(?:And|But|So|Also|Then|Now|Well|Oh|Yes|No|Plus|The|Our|My)\s+")
+"""A sentence's first word, capitalised as a name is ("And Sage is gone"): not the name."""
 
 
 def replaced_value(sentence: str, text: str, value: str, relation: str) -> str | None:
@@ -334,12 +344,41 @@ def replaced_value(sentence: str, text: str, value: str, relation: str) -> str |
     many-valued relation said as a change, from the rest of the turn ("… off Crowdin -
     everything's in Lokalise now"); :data:`~streams.memory.temporal.EVERY` for a move
     ("we relocated the studio to Limassol"); None when it names none."""
-    old = _REPLACED.search(sentence) or _GONE.search(sentence)
-    if old is None and relation not in SINGLE_VALUED and _CHANGE.search(sentence):
-        old = _REPLACED.search(text)
-    if old is None or _old_of(old) == value or _old_of(old) in value:
+    names = [_old_of(m) for m in (*_REPLACED.finditer(sentence), *_GONE.finditer(sentence))]
+    if not names and relation not in SINGLE_VALUED and _CHANGE.search(sentence):
+        names = [_old_of(m) for m in _REPLACED.finditer(text)]
+    old = next((n for n in names if n != value and n not in value and n not in _WHEN_WORDS), None)
+    if old is None:
         return EVERY if relation in MOVES and MOVED.search(sentence) else None
-    return _clean(_old_of(old))
+    return _clean(old)
+
+
+_WHEN_WORDS = frozenset(
+    [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "Christmas",
+        "Easter",
+    ]
+)
+"""Not values a change replaces ("from March we are switching…")."""
 
 
 MOVES = ("located_in",)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from streams.memory.rules import extract_local, speaker_of
-from streams.memory.statements import Scope, introduced_name, nlp_available, statements
+from streams.memory.statements import (
+    Scope,
+    introduced_name,
+    nlp_available,
+    replaced_value,
+    statements,
+)
 
 
 def facts(
@@ -180,3 +186,24 @@ def test_preferences_are_what_someone_would_rather_have() -> None:
     assert ("Priya Raman", "prefers", "aisle seat") in facts("I always prefer an aisle seat.")
     assert ("Priya Raman", "prefers", "email") in facts("Please email me rather than call.")
     assert ("Priya Raman", "prefers", "Mornings") in facts("Mornings are best for me.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value", "old"),
+    [
+        ("We switched from Square to Stripe last week.", "Stripe", "Square"),
+        ("And Sage is gone, we're on QuickBooks now.", "QuickBooks", "Sage"),
+        ("From March we are switching accounting to enova365, Symfonia licence ends.",
+         "enova365", "Symfonia"),
+        ("We've ended the Clio contract; matters are in LEAP now.", "LEAP", "Clio"),
+        ("Bank's changed too, we're with Tide now not Starling.", "Tide", "Starling"),
+        ("Dropbox is cancelled - all project files sit on Vaultline now.", "Vaultline", "Dropbox"),
+        ("We gave Mailchimp up, newsletters go out through Brevo.", "Brevo", "Mailchimp"),
+        ("We use Slack and Jira.", "Jira", None),
+        ("From Monday we also use Jira.", "Jira", None),
+    ],
+)  # fmt: skip
+def test_a_change_names_the_value_it_replaces_before_or_after_it(
+    sentence: str, value: str, old: str | None
+) -> None:
+    assert replaced_value(sentence, sentence, value, "uses") == old

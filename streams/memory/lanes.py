@@ -105,8 +105,9 @@ class ExtractorLane(MemoryLane):
     @staticmethod
     def _learn_holders(raw: EntitiesExtracted, known: dict[str, str]) -> None:
         """Who holds a role one person holds at a time (a contact, a manager), for the
-        successions later turns state (:mod:`streams.memory.succession`); and whom the
-        relations of :data:`~streams.memory.rules.OF_ONE_SUBJECT` were stated of."""
+        successions later turns state (:mod:`streams.memory.succession`); whom the
+        relations of :data:`~streams.memory.rules.OF_ONE_SUBJECT` were stated of; and
+        what each subject uses, for a switch that names only the new value."""
         entities = {e.entity_id: e for e in raw.entities}
         holders = holders_of(known.get("holders"))
         for r in raw.relationships:
@@ -130,6 +131,18 @@ class ExtractorLane(MemoryLane):
                     said.append([subject.name, subject.entity_type])
         if stated:
             known["stated"] = json.dumps(stated)
+        used: dict[str, list[str]] = json.loads(known.get("uses") or "{}")
+        for r in raw.relationships:
+            subject, value = entities.get(r.source_entity_id), entities.get(r.target_entity_id)
+            if r.relation_type != "uses" or subject is None or value is None:
+                continue
+            values = used.setdefault(subject.name, [])
+            if r.replaces:
+                values[:] = [v for v in values if r.replaces.casefold() not in v.casefold()]
+            if value.name not in values:
+                values[:] = [*values, value.name][-10:]
+        if used:
+            known["uses"] = json.dumps(used)
 
     def known(self, episode: EpisodeRecorded) -> dict[str, str]:
         """What the turns before ``episode`` established for it: for a turn of a named

@@ -225,6 +225,7 @@ def extract_local(context: dict[str, Any]) -> ExtractionOutput:
     _statements(context, person, keep, relationships, kinds)
     _successions(context, person, keep, relationships)
     _same_subject_as_before(context, keep, relationships)
+    _whole_switches(context, relationships)
     return ExtractionOutput(entities=list(entities.values()), relationships=relationships)
 
 
@@ -379,6 +380,29 @@ def _same_subject_as_before(
         name, kind = before[0]
         keep(ExtractedEntity(name=name, entity_type=kind, confidence=r.confidence))
         relationships[i] = r.model_copy(update={"source": name})
+
+
+SWITCHED_WHOLLY = re.compile(
+    r"(?i)\b(?:everything(?:'s| is)? (?:now )?(?:on|in|through)|all (?:on|in) \w+ now|"
+    r"migration (?:is |has )?(?:finished|done|complete)|migrated (?:everything |it all )?"
+    r"(?:over )?to|moved (?:everything|it all|the whole \w+) (?:over )?to|(?:gone|went|moved) "
+    r"over to|switched (?:over )?to|changed (?:over )?to)\b"
+)
+"""A switch that names only the new value ("the migration finished today, everything is
+on BigQuery now"): it replaces what the subject used, when that is one thing."""
+
+
+def _whole_switches(context: dict[str, Any], relationships: list[ExtractedRelationship]) -> None:
+    """A switch to a new value that names no old one replaces the one value the subject
+    was said to use before, if there is exactly one."""
+    used: dict[str, list[str]] = json.loads(context.get("uses") or "{}")
+    for i, r in enumerate(relationships):
+        if r.relation != "uses" or r.replaces:
+            continue
+        sentence = (r.fact or "").partition(": ")[2]
+        others = [v for v in used.get(r.source, []) if v.casefold() != r.target.casefold()]
+        if len(others) == 1 and SWITCHED_WHOLLY.search(sentence):
+            relationships[i] = r.model_copy(update={"replaces": others[0]})
 
 
 def _folded(text: str) -> str:

@@ -190,3 +190,29 @@ async def test_a_value_said_gone_after_its_name_is_replaced() -> None:
     )
     closed = [f for f in facts if isinstance(f, RelationshipInvalidated)]
     assert [f.reason for f in closed] == ["replaced: uses Sage"]
+
+
+@pytest.mark.parametrize(
+    ("said", "closed"),
+    [
+        (["Our data warehouse is Snowflake."], ["Snowflake"]),
+        (["Our data warehouse is Snowflake.", "We use Slack for chat."], []),
+    ],
+)
+async def test_a_switch_naming_only_the_new_value_replaces_the_one_thing_used_before(
+    said: list[str], closed: list[str]
+) -> None:
+    names, facts = await facts_of(
+        "acme:priya2",
+        [
+            "Hi, I'm Priya Raman, I work at Globex as a data engineer.",
+            *said,
+            "The migration finished today, everything is on BigQuery now.",
+        ],
+    )
+    gone = {f.relationship_id for f in facts if isinstance(f, RelationshipInvalidated)}
+    assert [
+        names[f.target_entity_id]
+        for f in facts
+        if isinstance(f, RelationshipAsserted) and f.relationship_id in gone
+    ] == closed

@@ -104,6 +104,20 @@ _DAY_NAME = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WEEK_ON = re.compile(rf"^(?:a week (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} week)$")
 _BEFORE_LAST = re.compile(rf"^(day|week|weekend|month|year|{_DAY_NAME})\s+before\s+last$")
 _AGO = re.compile(r"^(.+?)\s+(day|week|fortnight|month|year)s?\s+ago$")
+_AHEAD = re.compile(
+    r"^(?:in\s+)?(a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|\d+)"
+    r"\s+(day|week|month|year)s?(?:\s+from\s+(?:now|today))?$"
+)
+_IN_BEFORE = re.compile(r"\bin\s+$")
+_FROM_NOW = re.compile(r"^\s+from\s+(?:now|today)\b")
+_UNITS_AGO = re.compile(r"^(.+?)\s+(weekend|spring|summer|autumn|fall|winter)s?\s+ago$")
+_THIRDS = {"early": 0, "start": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
+_NTH_WEEK = {"first": 0, "second": 1, "third": 2, "fourth": 3, "last": -1, "final": -1}
+_WEEK_OF_MONTH = re.compile(
+    r"^(first|second|third|fourth|last|final)\s+week\s+(?:of|in)\s+([a-z]+)(?:,?\s+(\d{4}))?$"
+)
+_SEASON_OF = re.compile(r"^(spring|summer|autumn|fall|winter)\s+(?:of\s+)?(\d{4})$")
+_COMING_DAY = re.compile(rf"^this coming\s+{_DAY_NAME}$")
 _EDGE_OF_MONTH = re.compile(r"^(last|this|next)\s+month$")
 _RANGE = re.compile(r"^(.+?)\s+(?:to|through|until|till|-|\u2013)\s+(.+)$")
 _DURATION = re.compile(
@@ -234,6 +248,19 @@ class When:
         self, text: str, start: int, span: str, clause: str, said_at: datetime
     ) -> Mention | None:
         """``span`` at ``text[start:]``, resolved with the tense of its ``clause``."""
+        ahead = _AHEAD.match(_clean(span))
+        said_in = bool(_IN_BEFORE.search(text[:start]) or re.match(r"(?i)in\s", span))
+        forward = _FROM_NOW.match(text[start + len(span) :]) or (
+            # "she's coming up in a couple of weeks", not "four books in two weeks"
+            said_in and is_future(clause) and not _PAST.search(clause)
+        )
+        if ahead and forward:
+            # "we leave in 3 days", "two weeks from now": counted forward from the day said
+            count = COUNTS.get(ahead.group(1)) or (
+                int(ahead.group(1)) if ahead.group(1).isdigit() else 0
+            )
+            if count:
+                return _shifted(span, said_at.date(), ahead.group(2), -count)
         return self.resolve(span, said_at, is_future(clause), _past_on(text, start, span, clause))
 
     def resolve(
@@ -246,6 +273,8 @@ class When:
         phrase = _clean(span)
         if not phrase or _VAGUE.match(phrase) or _DURATION.match(phrase):
             return None
+        if _COMING_DAY.match(phrase):  # "this coming Friday": the next one
+            phrase, future = phrase.replace("this coming", "this", 1), True
         today = said_at.date()
         ranged = _RANGE.match(phrase)
         if ranged and not _AGO.match(phrase):
@@ -294,6 +323,36 @@ class When:
                 return Mention(span, saturday, saturday + timedelta(days=1), "week")
             if unit in _SEASONS:
                 return _season(f"{which} {unit}", span, today, future)
+        if edge and re.fullmatch(r"\d{4}", phrase[edge.end() :]):
+            # "late 2022": the third of that year it names
+            year, third = int(phrase[edge.end() :]), _THIRDS.get(edge.group(1).split()[-1], 1)
+            first = date(year, 1 + 4 * third, 1)
+            return Mention(span, first, _add_months(first, 4) - timedelta(days=1), "season")
+        if m := _WEEK_OF_MONTH.match(phrase):
+            # "the first week of June": its days 1-7, 8-14, …, or its last seven
+            month = _MONTHS[m.group(2)]
+            year = int(m.group(3)) if m.group(3) else _year_of_month(month, today, future)
+            first_of, last_of = _month(year, month)
+            n = _NTH_WEEK[m.group(1)]
+            start = last_of - timedelta(days=6) if n < 0 else first_of + timedelta(days=7 * n)
+            return Mention(span, start, min(start + timedelta(days=6), last_of), "week")
+        if m := _SEASON_OF.match(phrase):
+            # "the summer of 2021"
+            start = date(int(m.group(2)), _SEASONS[m.group(1)], 1)
+            return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
+        if m := _UNITS_AGO.match(phrase):
+            # "three weekends ago", "two summers ago"
+            count = COUNTS.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 0)
+            if count and m.group(2) == "weekend":
+                saturday = today - timedelta(days=(today.weekday() - 5) % 7 + 7 * (count - 1))
+                if today.weekday() >= 5:
+                    saturday -= timedelta(days=7)
+                return Mention(span, saturday, saturday + timedelta(days=1), "week")
+            if count and m.group(2) in _SEASONS:
+                previous = _season(f"last {m.group(2)}", span, today, future)
+                if previous is not None:
+                    start = previous.start.replace(year=previous.start.year - (count - 1))
+                    return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
         if m := _WEEK_ON.match(phrase):
             # "a week on Friday" (British): the Friday after the coming one.
             weekday = _WEEKDAYS.index(m.group(1) or m.group(2))
@@ -400,6 +459,11 @@ def holiday(phrase: str, today: date, future: bool) -> date | None:
 
         def on(year: int) -> date:
             return date(year, month, day)
+    elif name in ("thanksgiving", "thanksgiving day"):
+
+        def on(year: int) -> date:  # the fourth Thursday of November (US)
+            first = date(year, 11, 1)
+            return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
     elif name in _EASTER:
         shift = _EASTER[name]
 
@@ -524,7 +588,9 @@ _TIME_WORD = re.compile(
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|jan(?:uary)?|feb(?:ruary)?|march|april|may"
     r"|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
     r"|valentine'?s|christmas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day"
-    r"|fortnight|stephen'?s)\b",
+    r"|fortnight|stephen'?s|thanksgiving|from now"
+    r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
+    r"(?:day|week|month|year)s?)\b",
     re.I,
 )
 """A word without which a text names no time: the pipeline is not run on the rest."""
@@ -542,6 +608,13 @@ _PATTERN = re.compile(
     r"|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth"
     r"|twentieth)\s+of\s+(?:January|February|March|April|May|June|July|August|September"
     r"|October|November|December)"
+    r"|this\s+coming\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|(?:early|mid|late)[\s-]+\d{4}"
+    r"|the\s+(?:first|second|third|fourth|last|final)\s+week\s+(?:of|in)\s+[A-Z][a-z]+"
+    r"|(?:\w+|a couple of|a few)\s+(?:weekend|spring|summer|autumn|fall|winter)s?\s+ago"
+    r"|(?:the\s+)?(?:spring|summer|autumn|fall|winter)\s+of\s+\d{4}"
+    r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
+    r"(?:day|week|month|year)s?"
     r"|(?:last|this|next|past|coming)\s+(?:\w+)|(?:yesterday|today|tonight|tomorrow)"
     r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)\s+ago"
     r"|(?:early|mid|late|the end of)[\s-]+[A-Z][a-z]+"
@@ -554,7 +627,10 @@ _PATTERN = re.compile(
     r"|September|October|November|December)(?:\s+\d{4})?"
     r"|(?:valentine'?s|new year'?s|christmas|boxing|(?:st\.? )?patrick'?s|paddy'?s)"
     r"(?:\s+(?:day|eve))?"
-    r"|christmas|halloween|easter(?:\s+(?:sunday|monday))?|good friday)\b",
+    r"|christmas|halloween|thanksgiving|easter(?:\s+(?:sunday|monday))?|good friday"
+    r"|(?:in|during|over)\s+the\s+(?:spring|summer|autumn|fall|winter)(?:\s+of\s+\d{4})?"
+    r"|(?:in\s+)?(?:a|one|two|three|four|five|six|a couple of|a few|\d+)\s+"
+    r"(?:days?|weeks?|months?|years?)\s+from\s+(?:now|today))\b",
     re.I,
 )
 

@@ -182,6 +182,37 @@ def test_days_counted_back_from_another_and_the_edges_of_a_month(
     assert (date.fromisoformat(first), date.fromisoformat(last or first)) in spans
 
 
+@pytest.mark.parametrize(
+    ("text", "first", "last"),
+    [
+        ("She got married in late 2022.", "2022-09-01", "2022-12-31"),
+        ("The class starts the first week of June.", "2023-06-01", "2023-06-07"),
+        ("The builder started in the last week of April.", "2023-04-24", "2023-04-30"),
+        ("I'll see him this coming Friday.", "2023-05-19", None),
+        ("I ran it three weekends ago.", "2023-04-29", "2023-04-30"),
+        ("We were in Rome two summers ago.", "2021-06-01", "2021-08-31"),
+        ("I visited in the summer of 2021.", "2021-06-01", "2021-08-31"),
+        ("The move was last Thanksgiving.", "2022-11-24", None),
+        ("We're leaving in 3 days.", "2023-05-19", None),
+        ("She's coming up in a couple of weeks.", "2023-05-29", "2023-06-04"),
+        ("Two weeks from now we fly out.", "2023-05-29", "2023-06-04"),
+        ("We met in the autumn.", "2022-09-01", "2022-11-30"),
+    ],
+)  # fmt: skip
+def test_edges_of_a_year_weeks_of_a_month_counted_weekends_and_times_ahead(
+    nlp: Parse | None, text: str, first: str, last: str | None
+) -> None:
+    spans = [(m.start, m.end) for m in when().mentions(text, TUESDAY, nlp)]
+    assert (date.fromisoformat(first), date.fromisoformat(last or first)) in spans
+
+
+@pytest.mark.parametrize(
+    "text", ["I finished it in 3 days.", "Four books in two weeks, all of them long."]
+)
+def test_a_span_of_time_something_took_is_not_a_time_ahead(nlp: Parse | None, text: str) -> None:
+    assert when().mentions(text, TUESDAY, nlp) == []
+
+
 def test_only_the_sentences_naming_a_time_are_kept_for_the_entity_reader() -> None:
     text = "Thanks for the help. I moved to Porto last March! It is lovely."
     kept = only_time_sentences(text)

@@ -93,6 +93,10 @@ class ExtractorLane(MemoryLane):
         if organisations:
             known["organisations"] = "|".join(organisations[-20:])
         self._learn_holders(raw, known)
+        relations = set(filter(None, known.get("relations", "").split("|")))
+        relations |= {r.relation_type for r in raw.relationships}
+        if relations:
+            known["relations"] = "|".join(sorted(relations))
         speakers = {e.entity_id for e in raw.entities if e.attributes.get(SPEAKER) == "true"}
         for r in raw.relationships:
             if r.relation_type != "works_at" or r.source_entity_id not in speakers:

@@ -20,7 +20,9 @@ from streams.memory.extraction import ExtractedEntity, ExtractedRelationship, Ex
 from streams.memory.learned import Context, Reading, read, shipped_model
 from streams.memory.names import FIRST_NAMES
 from streams.memory.statements import (
+    CHANGE,
     RELATIONS,
+    SINGLE_VALUED,
     Scope,
     english_doc,
     introduced_name,
@@ -460,6 +462,14 @@ def _owner_of(
     return subject, kind
 
 
+CHANGE_GATE_DROP = 0.2
+"""How much less sure the reader may be of a value of a one-value relation the
+conversation already stated, in a sentence that says something changed ("the new one is
+…", "… now"): a change is announced for a slot already filled. Chosen on the train
+splits (0.1 / 0.2 / 0.3: changes recorded 0.507 / 0.522 / 0.524, precision 0.837 /
+0.836 / 0.832; 0 gave 0.489 and 0.838)."""
+
+
 def _readings(
     text: str,
     scope: Scope,
@@ -475,10 +485,16 @@ def _readings(
         return []
     earlier = [o for o in str(context.get("organisations") or "").split("|") if o]
     ctx = Context(scope.speaker, organisation, list(scope.people), [*earlier, *scope.organisations])
+    stated = set(str(context.get("relations") or "").split("|")) & set(SINGLE_VALUED)
+    gate = model.gate - CHANGE_GATE_DROP if stated else model.gate
     return [
         r
-        for r in read(doc, ctx, model)
+        for r in read(doc, ctx, model, gate)
         if r.relation in RELATIONS
+        and (
+            r.probability >= model.gate
+            or (r.relation in stated and bool(CHANGE.search(r.span.sent.text)))
+        )
         and not any(
             relation == r.relation and (obj in r.object.casefold() or r.object.casefold() in obj)
             for relation, obj in said

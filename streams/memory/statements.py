@@ -68,7 +68,7 @@ _NEW = r"(?:new |current |updated |work |personal |main |primary |mobile |cell |
 
 _SENTENCE_SKIP = re.compile(r"(?i)^\s*(?:if|suppose|imagine|in case|what if|when i|should i|could i|can i|do you|does|is there|are there|would|will you|can you|could you)\b")  # fmt: skip
 _NEGATED = re.compile(r"(?i)\b(?:not|never|no longer)\b|n't\b")
-_CHANGE = re.compile(r"(?i)\b(?:now|moved|relocated|switched|changed|replaced|instead|new|no longer|upgraded|downgraded|as of|from now on|left|joined|migrated|started)\b")  # fmt: skip
+CHANGE = re.compile(r"(?i)\b(?:now|moved|relocated|switched|changed|replaced|instead|new|no longer|upgraded|downgraded|as of|from now on|left|joined|migrated|started)\b")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -345,7 +345,7 @@ def replaced_value(sentence: str, text: str, value: str, relation: str) -> str |
     everything's in Lokalise now"); :data:`~streams.memory.temporal.EVERY` for a move
     ("we relocated the studio to Limassol"); None when it names none."""
     names = [_old_of(m) for m in (*_REPLACED.finditer(sentence), *_GONE.finditer(sentence))]
-    if not names and relation not in SINGLE_VALUED and _CHANGE.search(sentence):
+    if not names and relation not in SINGLE_VALUED and CHANGE.search(sentence):
         names = [_old_of(m) for m in _REPLACED.finditer(text)]
     old = next((n for n in names if n != value and n not in value and n not in _WHEN_WORDS), None)
     if old is None:
@@ -889,7 +889,7 @@ def statements(
         if _states_nothing(sentence):
             previous = sentence
             continue
-        changed = bool(_CHANGE.search(sentence))
+        changed = bool(CHANGE.search(sentence))
         _name_people(sentence, scope)
         taken: list[tuple[int, int, str]] = []
         for pattern in PATTERNS:

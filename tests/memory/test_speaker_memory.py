@@ -58,11 +58,13 @@ async def test_later_turns_relate_the_introduced_speaker_and_changes_close_old_v
     closed = {f.relationship_id for f in facts if isinstance(f, RelationshipInvalidated)}
     old = {names[f.target_entity_id] for f in asserted if f.relationship_id in closed}
     assert old == {"Leeds", "Globex"}
-    assert m.extractor.established["acme:priya"] == {
+    established = m.extractor.established["acme:priya"]
+    assert {k: established[k] for k in ("speaker", "organisation", "organisations")} == {
         "speaker": "Priya Raman",
         "organisation": "Initech",
         "organisations": "Globex|Initech",
     }
+    assert set(established["relations"].split("|")) >= {"works_at", "email", "lives_in"}
 
 
 async def test_a_replay_rebuilds_who_the_speaker_is() -> None:
@@ -216,3 +218,27 @@ async def test_a_switch_naming_only_the_new_value_replaces_the_one_thing_used_be
         for f in facts
         if isinstance(f, RelationshipAsserted) and f.relationship_id in gone
     ] == closed
+
+
+@pytest.mark.parametrize(
+    ("said", "relation", "old", "new"),
+    [
+        (["Hello, I'm Joy Bakare, I have two lines on your Family 20GB bundle. We live in "
+          "Croydon.", "Right, we finally got the keys and we're settled in Sutton now."],
+         "lives_in", "Croydon", "Sutton"),
+        (["Hi, Lena Brandt here, office manager at Kite Studio. We've got your Corporate 50 "
+          "plan.", "Just checked the portal, it shows Corporate 100 now. Thanks!"],
+         "plan", "Corporate 50", "Corporate 100"),
+    ],
+)  # fmt: skip
+async def test_a_change_said_in_passing_fills_the_slot_the_conversation_already_had(
+    said: list[str], relation: str, old: str, new: str
+) -> None:
+    names, facts = await facts_of("acme:slot", said)
+    closed = {f.relationship_id for f in facts if isinstance(f, RelationshipInvalidated)}
+    held = {
+        names[f.target_entity_id]: f.relationship_id not in closed
+        for f in facts
+        if isinstance(f, RelationshipAsserted) and f.relation_type == relation
+    }
+    assert held == {old: False, new: True}

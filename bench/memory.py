@@ -68,7 +68,7 @@ async def extraction_latency(limit: int | None) -> dict[str, Any]:
     statement rules, deduplication, the temporal fold): every labelled conversation of
     ``tests/eval/memory`` through the extractor lane, one turn at a time."""
     from bench.eval.memory import fold, load
-    from streams.memory.statements import nlp_available
+    from streams.memory.english import nlp_available
 
     nlp_available()  # the pipeline loads once, before the clock starts
     conversations = [c for split in ("train", "test") for c in load(split)][:limit]

@@ -53,7 +53,7 @@ import numpy as np
 
 from api.services.context import ServiceContext
 from projections.index.port import Filters, Hit, IndexedObject, Kind
-from streams.memory.statements import english
+from streams.memory.english import english
 from streams.memory.when import Mention, when
 
 log = logging.getLogger(__name__)

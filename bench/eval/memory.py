@@ -40,10 +40,10 @@ from projections.index import ranking
 from streams.embedder.model import Embedder
 from streams.memory.agents import local_provider
 from streams.memory.config import MemoryIngestionConfig
+from streams.memory.english import nlp_available
 from streams.memory.episoder import Episoder
 from streams.memory.extraction import EntityExtractor
 from streams.memory.lanes import ExtractorLane, NameEmbedder
-from streams.memory.statements import nlp_available
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = ROOT / "tests" / "eval" / "memory"

@@ -23,6 +23,7 @@ from typing import Any
 
 from bench.eval.memory import SETS, _same, _subject_ok
 from projections.index.ranking import QUESTION_RELATIONS_FILE
+from streams.memory.english import english_doc
 from streams.memory.learned import (
     MODEL_PATH,
     Context,
@@ -33,7 +34,7 @@ from streams.memory.learned import (
     subject_candidates,
     subject_features,
 )
-from streams.memory.statements import english_doc, introduced_name
+from streams.memory.statements import introduced_name
 
 TRAIN_FILES = tuple(f"train{n}.json" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10))
 GATES = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)

@@ -25,7 +25,7 @@ from streams.embedder.model import Embedder
 from streams.memory import metrics
 from streams.memory.anchors import Anchors, since
 from streams.memory.backlog import EPISODES_FIRST, Backlog
-from streams.memory.statements import english_entities
+from streams.memory.english import english_entities
 from streams.memory.when import names_a_time, only_time_sentences, when
 from streams.wiring import Emit
 

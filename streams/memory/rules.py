@@ -16,6 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from streams.memory.english import english_doc
 from streams.memory.extraction import ExtractedEntity, ExtractedRelationship, ExtractionOutput
 from streams.memory.learned import Context, Reading, read, shipped_model
 from streams.memory.names import FIRST_NAMES
@@ -24,7 +25,6 @@ from streams.memory.statements import (
     RELATIONS,
     SINGLE_VALUED,
     Scope,
-    english_doc,
     introduced_name,
     replaced_value,
     statements,

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
+from streams.memory.english import english_doc, nlp_available
 from streams.memory.learned import Context, Model, read, shipped_model
 from streams.memory.rules import extract_local
-from streams.memory.statements import RELATIONS, english_doc, nlp_available, statements
+from streams.memory.statements import RELATIONS, statements
 
 pytestmark = pytest.mark.skipif(not nlp_available(), reason="spaCy's English pipeline")
 

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from streams.memory.english import nlp_available
 from streams.memory.rules import extract_local, speaker_of
-from streams.memory.statements import (
-    Scope,
-    introduced_name,
-    nlp_available,
-    replaced_value,
-    statements,
-)
+from streams.memory.statements import Scope, introduced_name, replaced_value, statements
 
 
 def facts(
@@ -129,7 +124,7 @@ def test_we_is_the_organisation_the_speaker_named_earlier_in_the_same_line() -> 
 
 
 def test_a_hostile_line_is_read_in_short_pieces_and_only_its_head() -> None:
-    from streams.memory.statements import READ_CHARS, SENTENCE_CHARS, sentences
+    from streams.memory.english import READ_CHARS, SENTENCE_CHARS, sentences
 
     line = "A" * 90_000 + " I live in Leeds " + "Bbbb " * 20_000
     pieces = list(sentences(line))

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from streams.memory.statements import _nlp, english
+from streams.memory.english import _nlp, english
 from streams.memory.when import Mention, covered, only_time_sentences, when
 
 Parse = Callable[[str], Any]

@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 HELD_BY_ONE_PERSON = ("contact", "manager", "billing_contact")
 """Relations whose value is one person at a time, handed on when that person goes."""
@@ -39,13 +39,15 @@ GONE = re.compile(
 _TITLE = re.compile(r"^(?:Mr|Mrs|Ms|Mx|Miss|Dr|Prof)\.?\s+")
 
 
-@dataclass(frozen=True)
-class Held:
-    """``subject`` (a ``subject_kind``) has ``holder`` as its ``relation``."""
+class Held(NamedTuple):
+    """A role one person holds at a time: ``subject``'s ``relation`` (a tuple, as the
+    extraction context carries it)."""
 
     subject: str
+    """Whose role it is: an organisation ("Swiftlane Couriers") or a person."""
     subject_kind: str
     relation: str
+    """One of :data:`HELD_BY_ONE_PERSON`."""
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,18 @@ async def facts_of(group_id: str, said: list[str]) -> tuple[dict[UUID, str], lis
     return names, list(facts)
 
 
+async def holding(group_id: str, said: list[str], relation: str) -> dict[str, bool]:
+    """Each value of ``relation`` the real lanes asserted from ``said``, and whether it
+    still holds at the end."""
+    names, facts = await facts_of(group_id, said)
+    closed = {f.relationship_id for f in facts if isinstance(f, RelationshipInvalidated)}
+    return {
+        names[f.target_entity_id]: f.relationship_id not in closed
+        for f in facts
+        if isinstance(f, RelationshipAsserted) and f.relation_type == relation
+    }
+
+
 @pytest.mark.parametrize(
     ("change", "relation", "old", "new"),
     [
@@ -166,19 +178,14 @@ async def test_an_organisation_read_in_one_turn_is_the_same_one_in_the_next() ->
 
 
 async def test_a_move_closes_every_site_held_before_but_none_named_with_it() -> None:
-    names, facts = await facts_of(
+    sites = await holding(
         "acme:lena",
         [
             "Hi, Lena Hoffmann here from Atelier Cedre, a small design studio in Beirut.",
             "We've relocated the studio to Limassol, Cyprus.",
         ],
+        "located_in",
     )
-    closed = {f.relationship_id for f in facts if isinstance(f, RelationshipInvalidated)}
-    sites = {
-        names[f.target_entity_id]: f.relationship_id not in closed
-        for f in facts
-        if isinstance(f, RelationshipAsserted) and f.relation_type == "located_in"
-    }
     assert sites == {"Beirut": False, "Limassol": True, "Cyprus": True}
 
 
@@ -234,11 +241,4 @@ async def test_a_switch_naming_only_the_new_value_replaces_the_one_thing_used_be
 async def test_a_change_said_in_passing_fills_the_slot_the_conversation_already_had(
     said: list[str], relation: str, old: str, new: str
 ) -> None:
-    names, facts = await facts_of("acme:slot", said)
-    closed = {f.relationship_id for f in facts if isinstance(f, RelationshipInvalidated)}
-    held = {
-        names[f.target_entity_id]: f.relationship_id not in closed
-        for f in facts
-        if isinstance(f, RelationshipAsserted) and f.relation_type == relation
-    }
-    assert held == {old: False, new: True}
+    assert await holding("acme:slot", said, relation) == {old: False, new: True}

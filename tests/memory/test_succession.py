@@ -3,9 +3,9 @@ statement of an account's relation stays with the subject it was stated of."""
 
 from __future__ import annotations
 
-from events.facts import RelationshipAsserted, RelationshipInvalidated
+from events.facts import RelationshipAsserted
 from streams.memory.succession import Held, hold, successions
-from tests.memory.test_speaker_memory import facts_of
+from tests.memory.test_speaker_memory import facts_of, holding
 
 CONTACT = Held("Swiftlane Couriers", "organization", "contact")
 
@@ -43,20 +43,15 @@ def test_holding_a_role_takes_it_from_whoever_held_it() -> None:
 
 
 async def test_the_new_contact_is_current_and_the_one_who_left_is_closed() -> None:
-    names, facts = await facts_of(
+    contacts = await holding(
         "acme:swift",
         [
             "Hi, I'm Ruth Obi, operations manager at Swiftlane Couriers. Our broker contact "
             "at Marston is Deepa Kulkarni.",
             "Deepa has left Marston. Alan Fitzgerald takes her clients from Monday.",
         ],
+        "contact",
     )
-    closed = {f.relationship_id for f in facts if isinstance(f, RelationshipInvalidated)}
-    contacts = {
-        names[f.target_entity_id]: f.relationship_id not in closed
-        for f in facts
-        if isinstance(f, RelationshipAsserted) and f.relation_type == "contact"
-    }
     assert contacts == {"Deepa Kulkarni": False, "Alan Fitzgerald": True}
 
 

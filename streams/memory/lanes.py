@@ -93,6 +93,7 @@ class ExtractorLane(MemoryLane):
         if organisations:
             known["organisations"] = "|".join(organisations[-20:])
         self._learn_holders(raw, known)
+        self._learn_subjects(raw, known)
         relations = set(filter(None, known.get("relations", "").split("|")))
         relations |= {r.relation_type for r in raw.relationships}
         if relations:
@@ -109,9 +110,7 @@ class ExtractorLane(MemoryLane):
     @staticmethod
     def _learn_holders(raw: EntitiesExtracted, known: dict[str, str]) -> None:
         """Who holds a role one person holds at a time (a contact, a manager), for the
-        successions later turns state (:mod:`streams.memory.succession`); whom the
-        relations of :data:`~streams.memory.rules.OF_ONE_SUBJECT` were stated of; and
-        what each subject uses, for a switch that names only the new value."""
+        successions later turns state (:mod:`streams.memory.succession`)."""
         entities = {e.entity_id: e for e in raw.entities}
         holders = holders_of(known.get("holders"))
         for r in raw.relationships:
@@ -126,6 +125,12 @@ class ExtractorLane(MemoryLane):
                 hold(holders, value.name, held)
         if holders:
             known["holders"] = encode_holders(holders)
+
+    @staticmethod
+    def _learn_subjects(raw: EntitiesExtracted, known: dict[str, str]) -> None:
+        """Whom the relations of :data:`~streams.memory.rules.OF_ONE_SUBJECT` were stated
+        of, and what each subject uses (for a switch that names only the new value)."""
+        entities = {e.entity_id: e for e in raw.entities}
         stated: dict[str, list[list[str]]] = json.loads(known.get("stated") or "{}")
         for r in raw.relationships:
             subject = entities.get(r.source_entity_id)

@@ -359,6 +359,11 @@ def _successions(
             )  # fmt: skip
 
 
+def _said(r: ExtractedRelationship) -> str:
+    """The sentence a relationship was read from (its ``fact`` is "Speaker: sentence")."""
+    return (r.fact or "").partition(": ")[2]
+
+
 OF_ONE_SUBJECT = ("plan", "team_size", "budget", "timezone")
 """Relations a conversation states of one subject (the account it is about): a later
 statement whose subject was only guessed goes to that subject."""
@@ -376,7 +381,7 @@ def _same_subject_as_before(
         before = stated.get(r.relation, [])
         if len(before) != 1 or before[0][0] == r.source:
             continue
-        sentence = (r.fact or "").partition(": ")[2]
+        sentence = _said(r)
         if r.source.casefold() in sentence.casefold():
             continue
         name, kind = before[0]
@@ -401,7 +406,7 @@ def _whole_switches(context: dict[str, Any], relationships: list[ExtractedRelati
     for i, r in enumerate(relationships):
         if r.relation != "uses" or r.replaces:
             continue
-        sentence = (r.fact or "").partition(": ")[2]
+        sentence = _said(r)
         others = [v for v in used.get(r.source, []) if v.casefold() != r.target.casefold()]
         if len(others) == 1 and SWITCHED_WHOLLY.search(sentence):
             relationships[i] = r.model_copy(update={"replaces": others[0]})

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from streams.memory.when import sentence_of
+
 HELD_BY_ONE_PERSON = ("contact", "manager", "billing_contact")
 """Relations whose value is one person at a time, handed on when that person goes."""
 
@@ -69,9 +71,7 @@ def holders_of(encoded: str | None) -> dict[str, list[Held]]:
 
 
 def encode_holders(holders: dict[str, list[Held]]) -> str:
-    return json.dumps(
-        {n: [[h.subject, h.subject_kind, h.relation] for h in held] for n, held in holders.items()}
-    )
+    return json.dumps(holders)  # a Held is a tuple: written as a list
 
 
 def hold(holders: dict[str, list[Held]], holder: str, held: Held, keep: int = 20) -> None:
@@ -130,9 +130,9 @@ def successions(
 
 
 def _sentence_around(text: str, start: int, end: int) -> str:
-    left = max(text.rfind(". ", 0, start), text.rfind("! ", 0, start), text.rfind("? ", 0, start))
-    right = min([i for i in (text.find(". ", end), text.find("! ", end)) if i >= 0] or [len(text)])
-    return text[left + 1 if left >= 0 else 0 : right + 1].strip()
+    """The sentences of ``text`` from the one holding ``start`` to the one holding ``end``."""
+    first, last = sentence_of(text, start, start + 1), sentence_of(text, end - 1, end)
+    return text[first.start() if first else 0 : last.end() if last else len(text)].strip()
 
 
 def people_in(doc: Any, text: str, known: Sequence[str] = ()) -> list[tuple[str, int]]:

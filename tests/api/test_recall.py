@@ -175,3 +175,17 @@ def test_a_question_naming_a_speaker_prefers_what_that_speaker_said(
     ]
     for name, expected in (("Julia", "t0"), ("Tessa", "t1")):
         assert ranked_ids(turns, embedder, f"Who is {name}'s boss?")[0][1] == expected
+
+
+def test_a_turn_is_found_by_a_name_said_two_turns_before_it_in_its_session() -> None:
+    base = datetime(2026, 3, 1, tzinfo=UTC)
+    texts = ["Ana: I hired a pastry chef called Lotte.", "Ben: Oh nice!",
+             "Ana: She brought stroopwafels to the interview.", "Ben: Ha.",
+             "Ana: Busy week at the shop."]  # fmt: skip
+    said = [base + timedelta(minutes=n) for n in range(4)] + [base + timedelta(days=7)]
+    turns = [
+        IndexedObject(f"t{n}", Kind.EPISODE, f"t{n}", text, updated_at=when)
+        for n, (text, when) in enumerate(zip(texts, said, strict=True))
+    ]
+    scores = prepare(turns).keywords.get_scores(["lotte"])
+    assert [bool(s > 0) for s in scores] == [True, True, True, False, False]

@@ -96,21 +96,32 @@ COUNTS = {"a": 1, "an": 1, "one": 1, "a couple of": 2, "a couple": 2, "couple of
            "two": 2, "a few": 3, "few": 3, "three": 3, "several": 4, "four": 4, "five": 5,
            "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
 
-_LEAD = re.compile(r"^(?:the|on|in|at|from|by|since|until|till|around|about|during|of|for)\s+")
-_EDGE = re.compile(r"^(early|mid|middle of|late|the end of|end of|the start of|start of)[\s-]+")
+_LEAD = re.compile(r"^(?:the|on|in|at|from|by|since|until|till|around|about|during|over|of|for)\s+")
+_EDGE = re.compile(
+    r"^(early|mid|middle of|late|the end of|end of|the start of|start of|the beginning of"
+    r"|beginning of)[\s-]+"
+)
 _RELATIVE = re.compile(r"^(last|this|next|past|coming)\s+(\w+)$")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_NAME = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WEEK_ON = re.compile(rf"^(?:a week (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} week)$")
 _BEFORE_LAST = re.compile(rf"^(day|week|weekend|month|year|{_DAY_NAME})\s+before\s+last$")
-_AGO = re.compile(r"^(.+?)\s+(day|week|fortnight|month|year)s?\s+ago$")
+_AGO = re.compile(r"^(.+?)\s+(day|week|fortnight|month|year)s?\s+(?:ago|back)$")
 _AHEAD = re.compile(
     r"^(?:in\s+)?(a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|\d+)"
-    r"\s+(day|week|month|year)s?(?:\s+from\s+(?:now|today))?$"
+    r"\s+(day|week|fortnight|month|year)s?(?:\s+from\s+(?:now|today))?$"
 )
 _IN_BEFORE = re.compile(r"\bin\s+$")
 _FROM_NOW = re.compile(r"^\s+from\s+(?:now|today)\b")
-_UNITS_AGO = re.compile(r"^(.+?)\s+(weekend|spring|summer|autumn|fall|winter)s?\s+ago$")
+_UNITS_AGO = re.compile(
+    rf"^(.+?)\s+(weekend|spring|summer|autumn|fall|winter|{_DAY_NAME[1:-1]})s?\s+ago$"
+)
+_PAST_WEEKEND = ("weekend", "past weekend", "this past weekend")
+"""A weekend named without "last" or "next" ("at the weekend", "this past weekend", not
+"weekend custody"): the last one (the one under way on a Saturday or Sunday), or the
+coming one when the sentence speaks of the future."""
+_EDGE_OF_WEEK = re.compile(r"^(last|this|next)\s+week$")
+_EDGE_OF_YEAR = re.compile(r"^(?:the|this)\s+year$")
 _THIRDS = {"early": 0, "start": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
 _NTH_WEEK = {"first": 0, "second": 1, "third": 2, "fourth": 3, "last": -1, "final": -1}
 _WEEK_OF_MONTH = re.compile(
@@ -259,8 +270,11 @@ class When:
             count = COUNTS.get(ahead.group(1)) or (
                 int(ahead.group(1)) if ahead.group(1).isdigit() else 0
             )
+            unit = ahead.group(2)
+            if unit == "fortnight":  # "we'll know in a fortnight"
+                unit, count = "week", 2 * count
             if count:
-                return _shifted(span, said_at.date(), ahead.group(2), -count)
+                return _shifted(span, said_at.date(), unit, -count)
         return self.resolve(span, said_at, is_future(clause), _past_on(text, start, span, clause))
 
     def resolve(
@@ -301,6 +315,29 @@ class When:
             step = {"last": -1, "this": 0, "next": 1}[near.group(1)]
             first_of = _add_months(today.replace(day=1), step)
             first, last = _month(first_of.year, first_of.month)
+            return Mention(span, first, last, "month")
+        if edge and (near := _EDGE_OF_WEEK.match(phrase[edge.end() :])):
+            # "by the end of next week": that week
+            step = {"last": -1, "this": 0, "next": 1}[near.group(1)]
+            first, last = week_of(today + timedelta(days=7 * step))
+            return Mention(span, first, last, "week")
+        if edge and _EDGE_OF_YEAR.match(phrase[edge.end() :]):
+            # "at the start of the year": its first month (or last), this year's unless
+            # the sentence looks ahead to the next one's start or back to the last one's end
+            opening = not edge.group(1).endswith("end of")
+            year = today.year + (1 if future and opening else 0) - (0 if future or opening else 1)
+            first, last = _month(year, 1 if opening else 12)
+            return Mention(span, first, last, "month")
+        if phrase in _PAST_WEEKEND and re.search(r"(?i)\b(?:the|past)\s+weekend\b", span):
+            ahead = future and phrase == "weekend"
+            shift = (5 - today.weekday()) % 7 if ahead else -((today.weekday() - 5) % 7)
+            saturday = today + timedelta(days=shift)
+            return Mention(span, saturday, saturday + timedelta(days=1), "week")
+        if phrase == "week after next":
+            first, last = week_of(today + timedelta(days=14))
+            return Mention(span, first, last, "week")
+        if phrase == "this time last year":
+            first, last = _month(today.year - 1, today.month)
             return Mention(span, first, last, "month")
         if edge and phrase[edge.end() :] in _MONTHS:
             month = _MONTHS[phrase[edge.end() :]]
@@ -348,6 +385,12 @@ class When:
                 if today.weekday() >= 5:
                     saturday -= timedelta(days=7)
                 return Mention(span, saturday, saturday + timedelta(days=1), "week")
+            if count and m.group(2) in _WEEKDAYS:
+                # "two Saturdays ago": the last Saturday before today, a week earlier
+                weekday = _WEEKDAYS.index(m.group(2))
+                back = (today.weekday() - weekday - 1) % 7 + 1 + 7 * (count - 1)
+                weekday_then = today - timedelta(days=back)
+                return Mention(span, weekday_then, weekday_then, "day")
             if count and m.group(2) in _SEASONS:
                 previous = _season(f"last {m.group(2)}", span, today, future)
                 if previous is not None:
@@ -588,7 +631,7 @@ _TIME_WORD = re.compile(
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|jan(?:uary)?|feb(?:ruary)?|march|april|may"
     r"|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
     r"|valentine'?s|christmas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day"
-    r"|fortnight|stephen'?s|thanksgiving|from now"
+    r"|fortnight|stephen'?s|thanksgiving|from now|bonfire night|(?:day|week|month|year)s\s+back"
     r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
     r"(?:day|week|month|year)s?)\b",
     re.I,
@@ -598,7 +641,11 @@ _TIME_WORD = re.compile(
 _NAMED_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
 
 _PATTERN = re.compile(
-    r"\b(?:the\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|week)\s+before\s+last"
+    r"\b(?:this\s+past\s+weekend|this\s+time\s+last\s+year|(?:at|over|on)\s+the\s+weekend"
+    r"|the\s+week\s+after\s+next|(?:the\s+)?(?:start|beginning|end)\s+of\s+the\s+year"
+    r"|(?:the\s+)?end\s+of\s+(?:last|this|next)\s+week|bonfire\s+night"
+    r"|(?:\w+|a couple of|a few)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\s+ago"
+    r"|the\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|week)\s+before\s+last"
     r"|(?:a|one|two|three)\s+fortnights?\s+ago"
     r"|(?:early|mid|late|the end of|the start of)[\s-]+(?:last|this|next)\s+month"
     r"|(?:st\.?\s+)?stephen'?s\s+day"
@@ -614,9 +661,9 @@ _PATTERN = re.compile(
     r"|(?:\w+|a couple of|a few)\s+(?:weekend|spring|summer|autumn|fall|winter)s?\s+ago"
     r"|(?:the\s+)?(?:spring|summer|autumn|fall|winter)\s+of\s+\d{4}"
     r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
-    r"(?:day|week|month|year)s?"
+    r"(?:day|week|fortnight|month|year)s?"
     r"|(?:last|this|next|past|coming)\s+(?:\w+)|(?:yesterday|today|tonight|tomorrow)"
-    r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)\s+ago"
+    r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)\s+(?:ago|back)"
     r"|(?:early|mid|late|the end of)[\s-]+[A-Z][a-z]+"
     r"|(?:in|on)\s+(?:(?:January|February|March|April|May|June|July|August|September|October"
     r"|November|December)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|\d{4}|the\s+\d{1,2}"

@@ -207,6 +207,30 @@ def test_edges_of_a_year_weeks_of_a_month_counted_weekends_and_times_ahead(
 
 
 @pytest.mark.parametrize(
+    ("text", "first", "last"),
+    [
+        ("We went climbing at the weekend.", "2023-05-13", "2023-05-14"),
+        ("It rained all over the weekend.", "2023-05-13", "2023-05-14"),
+        ("This past weekend we hiked up Snowdon.", "2023-05-13", "2023-05-14"),
+        ("We're going camping at the weekend.", "2023-05-20", "2023-05-21"),
+        ("I saw her two Saturdays ago.", "2023-05-06", None),
+        ("The launch is the week after next.", "2023-05-29", "2023-06-04"),
+        ("We'll know in a fortnight.", "2023-05-29", "2023-06-04"),
+        ("I'll have it done by the end of next week.", "2023-05-22", "2023-05-28"),
+        ("This time last year I was still in Leeds.", "2022-05-01", "2022-05-31"),
+        ("I joined at the start of the year.", "2023-01-01", "2023-01-31"),
+        ("Bonfire Night was so loud.", "2022-11-05", None),
+        ("A few weeks back he quit.", "2023-04-24", "2023-04-30"),
+    ],
+)  # fmt: skip
+def test_weekends_weekdays_counted_back_weeks_ahead_and_the_year_s_edges(
+    nlp: Parse | None, text: str, first: str, last: str | None
+) -> None:
+    spans = [(m.start, m.end) for m in when().mentions(text, TUESDAY, nlp)]
+    assert (date.fromisoformat(first), date.fromisoformat(last or first)) in spans
+
+
+@pytest.mark.parametrize(
     "text", ["I finished it in 3 days.", "Four books in two weeks, all of them long."]
 )
 def test_a_span_of_time_something_took_is_not_a_time_ahead(nlp: Parse | None, text: str) -> None:

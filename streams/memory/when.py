@@ -105,7 +105,9 @@ _RELATIVE = re.compile(r"^(last|this|next|past|coming)\s+(\w+)$")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_NAME = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WEEK_ON = re.compile(rf"^(?:a week (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} week)$")
-_BEFORE_LAST = re.compile(rf"^(day|week|weekend|month|year|{_DAY_NAME})\s+before\s+last$")
+_BEFORE_LAST = re.compile(
+    rf"^(day|week|weekend|month|year|spring|summer|autumn|fall|winter|{_DAY_NAME})\s+before\s+last$"
+)
 _AGO = re.compile(r"^(.+?)\s+(day|week|fortnight|month|year)s?\s+(?:ago|back)$")
 _AHEAD = re.compile(
     r"^(?:in\s+)?(a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|\d+)"
@@ -121,6 +123,19 @@ _PAST_WEEKEND = ("weekend", "past weekend", "this past weekend")
 "weekend custody"): the last one (the one under way on a Saturday or Sunday), or the
 coming one when the sentence speaks of the future."""
 _EDGE_OF_WEEK = re.compile(r"^(last|this|next)\s+week$")
+_NTH_WEEKDAY = re.compile(
+    rf"^(first|second|third|fourth|last|final)\s+{_DAY_NAME}\s+(?:of|in)\s+"
+    r"(?:(the|this|next|last)\s+month|([a-z]+)(?:,?\s+(\d{4}))?)$"
+)
+_AND_A_HALF = re.compile(r"^(.+?)\s+(year|month)s?\s+and\s+a\s+half\s+ago$")
+_OR_TWO = re.compile(r"^a\s+(day|week)\s+or\s+two\s+ago$")
+_SHORT_YEAR = re.compile(r"^'(\d{2})$")
+_SHORT_DAYS = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
+               "weds": "wednesday", "thu": "thursday", "thur": "thursday", "thurs": "thursday",
+               "fri": "friday", "sat": "saturday", "sun": "sunday"}  # fmt: skip
+_SHORT_DAY = re.compile(r"\b(" + "|".join(_SHORT_DAYS) + r")\b\.?$")
+"""A day name as chats shorten it ("last Sat", "on Weds"); read only where the pattern
+finds it after "on", "last", "next" or "this", capitalised."""
 _EDGE_OF_YEAR = re.compile(r"^(?:the|this)\s+year$")
 _THIRDS = {"early": 0, "start": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
 _NTH_WEEK = {"first": 0, "second": 1, "third": 2, "fourth": 3, "last": -1, "final": -1}
@@ -153,7 +168,7 @@ _HOLIDAYS = {
 _EASTER = {"easter": 0, "easter sunday": 0, "easter monday": 1, "good friday": -2}
 
 _FUTURE = re.compile(
-    r"\b(?:will|won't|'ll|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming"
+    r"\b(?:will|won't|'ll|let's|let us|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming"
     r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?!\w+ed\b)\w+ing"
     r"|(?:'s|is|are|'re)\s+on|(?:starts|begins|opens|leaves|arrives|lands|kicks off))\b",
@@ -339,6 +354,25 @@ class When:
         if phrase == "this time last year":
             first, last = _month(today.year - 1, today.month)
             return Mention(span, first, last, "month")
+        if m := _NTH_WEEKDAY.match(phrase):
+            return _nth_weekday(m, span, today, future, past)
+        if m := _AND_A_HALF.match(phrase):
+            # "a year and a half ago": eighteen months back; "a month and a half": six weeks
+            count = COUNTS.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 0)
+            if count and m.group(2) == "year":
+                return _shifted(span, today, "month", 12 * count + 6)
+            if count:
+                return _shifted(span, today, "week", round((30 * count + 15) / 7))
+        if m := _OR_TWO.match(phrase):
+            # "a day or two ago": the two days before today (or the two weeks)
+            length = 1 if m.group(1) == "day" else 7
+            first = today - timedelta(days=2 * length) + timedelta(days=0 if length == 1 else 1)
+            return Mention(span, first, today - timedelta(days=length), "week")
+        if m := _SHORT_YEAR.match(phrase):
+            # "in '92": the last year ending so, this one at the latest
+            year = 2000 + int(m.group(1))
+            year -= 100 if year > today.year else 0
+            return Mention(span, date(year, 1, 1), date(year, 12, 31), "year")
         if edge and phrase[edge.end() :] in _MONTHS:
             month = _MONTHS[phrase[edge.end() :]]
             year = _year_of_month(month, today, future)
@@ -360,9 +394,13 @@ class When:
                 return Mention(span, saturday, saturday + timedelta(days=1), "week")
             if unit in _SEASONS:
                 return _season(f"{which} {unit}", span, today, future)
-        if edge and re.fullmatch(r"\d{4}", phrase[edge.end() :]):
-            # "late 2022": the third of that year it names
-            year, third = int(phrase[edge.end() :]), _THIRDS.get(edge.group(1).split()[-1], 1)
+        rest = phrase[edge.end() :] if edge else ""
+        near_year = re.fullmatch(r"(last|this|next) year", rest)
+        if edge and (re.fullmatch(r"\d{4}", rest) or near_year):
+            # "late 2022", "early last year": the third of that year it names
+            step = {"last": -1, "this": 0, "next": 1}[near_year.group(1)] if near_year else 0
+            year = today.year + step if near_year else int(rest)
+            third = next((_THIRDS[w] for w in edge.group(1).split() if w in _THIRDS), 1)
             first = date(year, 1 + 4 * third, 1)
             return Mention(span, first, _add_months(first, 4) - timedelta(days=1), "season")
         if m := _WEEK_OF_MONTH.match(phrase):
@@ -416,6 +454,11 @@ class When:
                 day = today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1 + 7)
                 end = day + timedelta(days=1 if unit == "weekend" else 0)
                 return Mention(span, day, end, "week" if unit == "weekend" else "day")
+            if unit in _SEASONS:  # "the summer before last": a year before last summer's
+                previous = _season(f"last {unit}", span, today, future)
+                if previous is not None:
+                    start = previous.start.replace(year=previous.start.year - 1)
+                    return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
             return _shifted(span, today, unit, 2)
         if m := _AGO.match(phrase):
             count = COUNTS.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 0)
@@ -546,6 +589,8 @@ def _clean(span: str) -> str:
     while (stripped := _LEAD.sub("", phrase)) != phrase:
         phrase = stripped
     phrase = _WEEKDAY_BEFORE_DATE.sub("", phrase)
+    phrase = re.sub(r"\s+or\s+so\b", "", phrase)  # "a month or so ago"
+    phrase = _SHORT_DAY.sub(lambda m: _SHORT_DAYS[m.group(1)], phrase)
     phrase = _WORD_ORDINAL.sub(lambda m: _ORDINAL_WORDS[m.group(0)], phrase)
     if re.match(r"\d{1,2}(?:st|nd|rd|th)\b", phrase):
         phrase = f"the {phrase}"  # "6th" alone reads as June to dateparser
@@ -580,6 +625,30 @@ def _season(phrase: str, span: str, today: date, future: bool) -> Mention | None
     else:
         start = latest if under_way or not future else upcoming
     return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
+
+
+def _nth_weekday(m: re.Match[str], span: str, today: date, future: bool, past: bool) -> Mention:
+    """ "the first Monday of June", "the last Friday of the month": that day; in a month
+    named without a year, the nearest one unless the tense says which."""
+
+    def in_month(year: int, month: int) -> date:
+        nth, weekday = _NTH_WEEK[m.group(1)], _WEEKDAYS.index(m.group(2))
+        first_of, last_of = _month(year, month)
+        if nth < 0:
+            return last_of - timedelta(days=(last_of.weekday() - weekday) % 7)
+        return first_of + timedelta(days=(weekday - first_of.weekday()) % 7 + 7 * nth)
+
+    if m.group(3):
+        step = {"the": 0, "this": 0, "next": 1, "last": -1}[m.group(3)]
+        first_of = _add_months(today.replace(day=1), step)
+        day = in_month(first_of.year, first_of.month)
+    elif m.group(5):
+        day = in_month(int(m.group(5)), _MONTHS.get(m.group(4), today.month))
+    else:
+        month = _MONTHS.get(m.group(4), today.month)
+        days = [in_month(_year_of_month(month, today, ahead), month) for ahead in (False, True)]
+        day = days[1] if future else days[0] if past else min(days, key=lambda d: abs(d - today))
+    return Mention(span, day, day, "day")
 
 
 def _add_months(day: date, months: int) -> date:
@@ -632,6 +701,7 @@ _TIME_WORD = re.compile(
     r"|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
     r"|valentine'?s|christmas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day"
     r"|fortnight|stephen'?s|thanksgiving|from now|bonfire night|(?:day|week|month|year)s\s+back"
+    r"|(?-i:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)|(?<=['\u2019])\d{2}"
     r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
     r"(?:day|week|month|year)s?)\b",
     re.I,
@@ -645,9 +715,16 @@ _PATTERN = re.compile(
     r"|the\s+week\s+after\s+next|(?:the\s+)?(?:start|beginning|end)\s+of\s+the\s+year"
     r"|(?:the\s+)?end\s+of\s+(?:last|this|next)\s+week|bonfire\s+night"
     r"|(?:\w+|a couple of|a few)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\s+ago"
+    r"|the\s+(?:first|second|third|fourth|last|final)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"\s+(?:of|in)\s+(?:(?:the|this|next|last)\s+month|[A-Z][a-z]+(?:,?\s+\d{4})?)"
+    r"|(?:a|one|two|three|four|five)\s+(?:year|month)s?\s+and\s+a\s+half\s+ago"
+    r"|a\s+(?:day|week)\s+or\s+two\s+ago|in\s+['\u2019]\d{2}\b"
+    r"|(?:on|last|next|this)\s+(?-i:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)\b"
+    r"|the\s+(?:spring|summer|autumn|fall|winter|month|year)\s+before\s+last"
     r"|the\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|week)\s+before\s+last"
     r"|(?:a|one|two|three)\s+fortnights?\s+ago"
-    r"|(?:early|mid|late|the end of|the start of)[\s-]+(?:last|this|next)\s+month"
+    r"|(?:early|mid|late|the end of|the start of|the beginning of)[\s-]+(?:last|this|next)"
+    r"\s+(?:month|year)"
     r"|(?:st\.?\s+)?stephen'?s\s+day"
     r"|a week (?:on|from) (?:this\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
     r"|on\s+(?:the\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
@@ -663,7 +740,7 @@ _PATTERN = re.compile(
     r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
     r"(?:day|week|fortnight|month|year)s?"
     r"|(?:last|this|next|past|coming)\s+(?:\w+)|(?:yesterday|today|tonight|tomorrow)"
-    r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)\s+(?:ago|back)"
+    r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)(?:\s+or\s+so)?\s+(?:ago|back)"
     r"|(?:early|mid|late|the end of)[\s-]+[A-Z][a-z]+"
     r"|(?:in|on)\s+(?:(?:January|February|March|April|May|June|July|August|September|October"
     r"|November|December)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|\d{4}|the\s+\d{1,2}"

@@ -209,6 +209,37 @@ def test_edges_of_a_year_weeks_of_a_month_counted_weekends_and_times_ahead(
 @pytest.mark.parametrize(
     ("text", "first", "last"),
     [
+        ("I got it a month or so ago.", "2023-04-01", "2023-04-30"),
+        ("I moved nearly two years ago.", "2021-01-01", "2021-12-31"),
+        ("We broke up about six months ago.", "2022-11-01", "2022-11-30"),
+        ("I left a year and a half ago.", "2021-11-01", "2021-11-30"),
+        ("We meet on the first Monday of June.", "2023-06-05", None),
+        ("Payday is the last Friday of the month.", "2023-05-26", None),
+        ("I got it a day or two ago.", "2023-05-14", "2023-05-15"),
+        ("It was freezing at the end of last year.", "2022-09-01", "2022-12-31"),
+        ("I started early last year.", "2022-01-01", "2022-04-30"),
+        ("We went the summer before last.", "2021-06-01", "2021-08-31"),
+        ("He was born in '92.", "1992-01-01", "1992-12-31"),
+        ("The wedding was last Sat.", "2023-05-13", None),
+        ("I finally went on Thurs.", "2023-05-11", None),
+        ("Let's meet on Weds.", "2023-05-17", None),
+    ],
+)  # fmt: skip
+def test_hedged_counts_nth_weekdays_thirds_of_a_year_and_short_day_names(
+    nlp: Parse | None, text: str, first: str, last: str | None
+) -> None:
+    spans = [(m.start, m.end) for m in when().mentions(text, TUESDAY, nlp)]
+    assert (date.fromisoformat(first), date.fromisoformat(last or first)) in spans
+
+
+@pytest.mark.parametrize("text", ["I sat on the sun lounger all day.", "We sat down and talked."])
+def test_a_short_day_name_is_read_only_where_it_names_a_day(nlp: Parse | None, text: str) -> None:
+    assert when().mentions(text, TUESDAY, nlp) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "last"),
+    [
         ("We went climbing at the weekend.", "2023-05-13", "2023-05-14"),
         ("It rained all over the weekend.", "2023-05-13", "2023-05-14"),
         ("This past weekend we hiked up Snowdon.", "2023-05-13", "2023-05-14"),

@@ -189,13 +189,56 @@ def mentioned(labels: str) -> tuple[Mention, ...]:
     return tuple(out)
 
 
+def in_own_words(question: str, speakers: Sequence[str]) -> tuple[str, str] | None:
+    """The one speaker (first name) ``question`` names, and the question as they would ask
+    it of themself ("How did Nadia meet Keir?" -> "How did I meet Keir?"); None when it
+    names no speaker, or several."""
+    named = sorted({s for s in speakers if s and re.search(rf"\b{re.escape(s)}\b", question)})
+    if len(named) != 1:
+        return None
+    name = re.escape(named[0])
+    own = re.sub(rf"\b{name}['\u2019]s\b", "my", question)
+    own = re.sub(rf"\b(to|with|for|from|about|at|by|of) {name}\b", r"\1 me", own)
+    own = re.sub(rf"\b{name}\b", "I", own)
+    return named[0], _FIRST_PERSON.sub(lambda m: _FIRST_PERSON_FORMS[m.group(0)], own)
+
+
+_FIRST_PERSON_FORMS = {"does I": "do I", "Does I": "Do I", "I is": "I am", "is I": "am I",
+                       "Is I": "Am I", "I has": "I have", "has I": "have I", "Has I": "Have I",
+                       "I does": "I do", "I doesn't": "I don't", "I isn't": "I'm not"}  # fmt: skip
+_FIRST_PERSON = re.compile(r"\b(?:" + "|".join(map(re.escape, _FIRST_PERSON_FORMS)) + r")\b")
+
+
 def rank(
-    conversation: Conversation, question: str, vector: Sequence[float] | None, now: datetime
-) -> list[tuple[float, IndexedObject]]:
-    """Every turn with its relevance to ``question`` in [0, 1], best first."""
-    n = len(conversation.turns)
-    if n == 0:
+    conversation: Conversation, question: str, vector: Sequence[float] | None, now: datetime,
+    own: tuple[str, str, Sequence[float] | None] | None = None,
+) -> list[tuple[float, IndexedObject]]:  # fmt: skip
+    """Every turn with its relevance to ``question`` in [0, 1], best first. ``own`` is the
+    speaker the question names, the question in their words (:func:`in_own_words`) and
+    its vector: their turns are read against it too, and keep the better relevance."""
+    if not conversation.turns:
         return []
+    relevance = _relevance(conversation, question, vector, now)
+    if own is not None:
+        name, words, own_vector = own
+        theirs = np.array([speaker == name for speaker in conversation.speakers])
+        relevance = np.where(
+            theirs,
+            np.maximum(relevance, _relevance(conversation, words, own_vector, now, question)),
+            relevance,
+        )
+    order = np.argsort(-relevance, kind="stable")
+    return [(float(relevance[i]), conversation.turns[i]) for i in order]
+
+
+def _relevance(
+    conversation: Conversation, question: str, vector: Sequence[float] | None, now: datetime,
+    as_asked: str | None = None,
+) -> Any:  # fmt: skip
+    """Each turn's relevance to ``question`` in [0, 1], in the conversation's order;
+    ``as_asked`` is the question as asked when ``question`` is a rewording of it (the
+    speaker prior stays the asked one's)."""
+    n = len(conversation.turns)
     features: dict[str, Any] = {}
     if vector is not None and len(vector) == conversation.vectors.shape[1]:
         q = np.asarray(vector, dtype=np.float32)
@@ -223,11 +266,9 @@ def rank(
         total += WEIGHTS[name] * _scaled(np.asarray(values, dtype=np.float64))
         weight += WEIGHTS[name]
     evidence = total / weight if weight else total
-    relevance = (evidence + _priors(conversation, question, features.get("meaning"))) / (
+    return (evidence + _priors(conversation, as_asked or question, features.get("meaning"))) / (
         1.0 + sum(PRIORS.values())
     )
-    order = np.argsort(-relevance, kind="stable")
-    return [(float(relevance[i]), conversation.turns[i]) for i in order]
 
 
 def _priors(conversation: Conversation, question: str, meaning: Any) -> Any:
@@ -327,7 +368,9 @@ async def recall(
     # "In May" asked of a conversation from 2023 is May 2023: times in a question are
     # read against the conversation's own present, its last turn.
     now = as_of or next((t for t in reversed(conversation.said) if t), None) or datetime.now(UTC)
-    ranked = await asyncio.to_thread(rank, conversation, question, vector, now)
+    said_by = in_own_words(question, conversation.speakers)
+    own = (*said_by, await ctx.vector(said_by[1])) if said_by is not None else None
+    ranked = await asyncio.to_thread(rank, conversation, question, vector, now, own)
     if as_of is not None:
         ranked = [(s, o) for s, o in ranked if o.updated_at is None or o.updated_at <= as_of]
     return [Hit(o, round(score, 4)) for score, o in ranked[:limit]]

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from api.services.recall import ASKS_WHEN, mentioned, prepare, rank
+from api.services.recall import ASKS_WHEN, in_own_words, mentioned, prepare, rank
 from projections.index.port import IndexedObject, Kind
 from streams.embedder.model import SentenceTransformerEmbedder
 
@@ -189,3 +189,36 @@ def test_a_turn_is_found_by_a_name_said_two_turns_before_it_in_its_session() -> 
     ]
     scores = prepare(turns).keywords.get_scores(["lotte"])
     assert [bool(s > 0) for s in scores] == [True, True, True, False, False]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("How did Nadia meet Keir?", ("Nadia", "How did I meet Keir?")),
+     ("What is Nadia's job, and does Nadia like it?",
+      ("Nadia", "What is my job, and do I like it?")),
+     ("Who gave a card to Nadia?", ("Nadia", "Who gave a card to me?")),
+     ("Did Nadia tell Callum?", None), ("Where is the shop?", None)],
+)  # fmt: skip
+def test_a_question_naming_one_speaker_is_put_in_that_speaker_s_own_words(
+    question: str, expected: tuple[str, str] | None
+) -> None:
+    assert in_own_words(question, ["Nadia", "Callum", ""]) == expected
+
+
+def test_the_named_speaker_s_turns_are_also_read_against_the_question_in_their_words(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    turns = conversation(embedder, SESSIONS, {})
+    turns = [dataclasses.replace(t, metadata={"speaker": t.text.split(":")[0]}) for t in turns]
+    question = "What did Jon bring home?"
+    own = in_own_words(question, prepare(turns).speakers)
+    assert own == ("Jon", "What did I bring home?")
+    vector, own_vector = embedder.encode([question, own[1]])
+    plain = {o.chunk_id: s for s, o in rank(prepare(turns), question, vector, START)}
+    read = {
+        o.chunk_id: s for s, o in rank(prepare(turns), question, vector, START, (*own, own_vector))
+    }
+    jon = {t.chunk_id for t in turns if t.text.startswith("Jon:")}
+    assert all(read[i] == plain[i] for i in plain if i not in jon)
+    assert all(read[i] >= plain[i] for i in jon)
+    assert any(read[i] > plain[i] for i in jon)

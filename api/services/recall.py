@@ -19,6 +19,10 @@ is scored, for the question, on:
 - ``dated``: the question asks when ("when did…", "on what date…", "in which month…")
   and the turn names a time.
 
+A question that names one speaker ("How did Nadia meet Keir?") is also read in that
+speaker's own words ("How did I meet Keir?", :func:`in_own_words`): people tell their own
+news in the first person, so the speaker's turns keep the better of the two relevances.
+
 Each feature is scaled to [0, 1] over the group's turns for this question, and the
 weighted sum divided by the weights is the evidence. Three priors are added to it
 (:data:`PRIORS`):

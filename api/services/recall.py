@@ -17,7 +17,7 @@ is scored, for the question, on:
 - ``time``: the question names a time ("in May", "last summer") and the turn was said
   then or names that time itself;
 - ``dated``: the question asks when ("when did…", "on what date…", "in which month…")
-  and the turn names a time.
+  and the turn names a time, the more specific the better (:data:`SPECIFIC`).
 
 A question that names one speaker ("How did Nadia meet Keir?") is also read in that
 speaker's own words ("How did I meet Keir?", :func:`in_own_words`): people tell their own
@@ -87,6 +87,11 @@ ASKS_WHEN = re.compile(
     re.I,
 )
 """A question that asks for a time."""
+SPECIFIC = {"day": 1.0, "week": 0.9, "month": 0.6, "season": 0.4, "year": 0.2}
+"""How well a time a turn names answers a question asking *when*, by its granularity:
+"yesterday" answers "on what day", "in 2022" barely. Set by specificity, not fitted;
+on the train split evidence recall@10 went 0.786 -> 0.789 against any named time
+counting alike (two of seven conversations up, none down)."""
 CACHED_GROUPS = 64
 """Groups whose prepared turns (matrix, sessions, keyword index) are kept."""
 
@@ -263,7 +268,12 @@ def _relevance(
             ]
         )
     if ASKS_WHEN.search(question):
-        features["dated"] = np.array([float(bool(times)) for times in conversation.times])
+        features["dated"] = np.array(
+            [
+                max((SPECIFIC[m.granularity] for m in times), default=0.0)
+                for times in conversation.times
+            ]
+        )
     total = np.zeros(n)
     weight = 0.0
     for name, values in features.items():

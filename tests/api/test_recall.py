@@ -102,6 +102,9 @@ def test_a_question_asking_when_prefers_a_turn_that_names_a_time(
         return scores["t0"] - scores["t2"]
 
     assert lead({0: "2023-04-29"}) > lead({})
+    # the more specific the time, the better it answers "when" (t2 names a year)
+    day, month, year = (lead({0: t, 2: "2023"}) for t in ("2023-04-29", "2023-04", "2023"))
+    assert day > month > year
 
 
 def test_a_time_in_the_question_prefers_what_was_said_then(

@@ -198,38 +198,67 @@ def mentioned(labels: str) -> tuple[Mention, ...]:
     return tuple(out)
 
 
-def in_own_words(question: str, speakers: Sequence[str]) -> tuple[str, str] | None:
-    """The one speaker (first name) ``question`` names, and the question as they would ask
-    it of themself ("How did Nadia meet Keir?" -> "How did I meet Keir?"); None when it
-    names no speaker, or several."""
+def in_own_words(question: str, speakers: Sequence[str]) -> list[tuple[str, str]]:
+    """Each speaker (first name) ``question`` names, one or two, with the question as that
+    speaker would ask it: themself as I, me or my, the other one named as you ("How did
+    Nadia meet Keir?" -> "How did I meet Keir?"; "What did Kwame bring Ellie?" -> "What did I
+    bring you?" for Kwame, "What did you bring me?" for Ellie). Empty when it names none,
+    or more than two."""
     named = sorted({s for s in speakers if s and re.search(rf"\b{re.escape(s)}\b", question)})
-    if len(named) != 1:
-        return None
-    name = re.escape(named[0])
-    own = re.sub(rf"\b{name}['\u2019]s\b", "my", question)
-    own = re.sub(rf"\b(to|with|for|from|about|at|by|of) {name}\b", r"\1 me", own)
-    own = re.sub(rf"\b{name}\b", "I", own)
-    return named[0], _FIRST_PERSON.sub(lambda m: _FIRST_PERSON_FORMS[m.group(0)], own)
+    if len(named) not in (1, 2):
+        return []
+    others: list[str | None] = [None] if len(named) == 1 else [named[1], named[0]]
+    return [(me, _reworded(question, me, you)) for me, you in zip(named, others, strict=True)]
 
 
-_FIRST_PERSON_FORMS = {"does I": "do I", "Does I": "Do I", "I is": "I am", "is I": "am I",
-                       "Is I": "Am I", "I has": "I have", "has I": "have I", "Has I": "Have I",
-                       "I does": "I do", "I doesn't": "I don't", "I isn't": "I'm not"}  # fmt: skip
-_FIRST_PERSON = re.compile(r"\b(?:" + "|".join(map(re.escape, _FIRST_PERSON_FORMS)) + r")\b")
+def _reworded(question: str, me: str, you: str | None) -> str:
+    own = re.sub(rf"\b{re.escape(me)}['\u2019]s\b", "my", question)
+    own = re.sub(
+        rf"\b{re.escape(me)}\b", lambda m: "I" if _subject_at(m.string, m.start()) else "me", own
+    )
+    if you is not None:
+        own = re.sub(rf"\b{re.escape(you)}['\u2019]s\b", "your", own)
+        own = re.sub(rf"\b{re.escape(you)}\b", "you", own)
+    return _AGREEING.sub(lambda m: _AGREEMENT[m.group(0)], own)
+
+
+def _subject_at(text: str, start: int) -> bool:
+    """Whether a name at ``start`` is a clause's subject ("did Nadia", "and Nadia", at the
+    start), not an object ("helped Nadia", "to Nadia")."""
+    before = text[:start].rstrip()
+    word = re.search(r"(\w+)$", before)
+    return not before or before[-1] in ",;:?!.(" or bool(word and word[1].lower() in _LEADS)
+
+
+_LEADS = frozenset(
+    {"did", "does", "do", "was", "were", "is", "am", "are", "has", "have", "had", "will",
+     "would", "can", "could", "should", "and", "or", "but", "when", "where", "why", "how",
+     "what", "who", "whom", "that", "which", "as", "if", "while", "before", "after", "since",
+     "until", "because", "so", "then", "once"}
+)  # fmt: skip
+"""Words after which a name is the subject of what follows."""
+_AGREEMENT = {
+    "does I": "do I", "Does I": "Do I", "I is": "I am", "is I": "am I", "Is I": "Am I",
+    "I has": "I have", "has I": "have I", "Has I": "Have I", "I does": "I do",
+    "I doesn't": "I don't", "I isn't": "I'm not", "does you": "do you", "Does you": "Do you",
+    "you is": "you are", "is you": "are you", "Is you": "Are you", "you has": "you have",
+    "has you": "have you", "Has you": "Have you", "you does": "you do", "you was": "you were",
+    "was you": "were you", "Was you": "Were you", "you doesn't": "you don't",
+}  # fmt: skip
+_AGREEING = re.compile(r"\b(?:" + "|".join(map(re.escape, _AGREEMENT)) + r")\b")
 
 
 def rank(
     conversation: Conversation, question: str, vector: Sequence[float] | None, now: datetime,
-    own: tuple[str, str, Sequence[float] | None] | None = None,
+    own: Sequence[tuple[str, str, Sequence[float] | None]] = (),
 ) -> list[tuple[float, IndexedObject]]:  # fmt: skip
-    """Every turn with its relevance to ``question`` in [0, 1], best first. ``own`` is the
-    speaker the question names, the question in their words (:func:`in_own_words`) and
-    its vector: their turns are read against it too, and keep the better relevance."""
+    """Every turn with its relevance to ``question`` in [0, 1], best first. ``own`` holds
+    each speaker the question names, the question in their words (:func:`in_own_words`)
+    and its vector: their turns are read against it too, and keep the better relevance."""
     if not conversation.turns:
         return []
     relevance = _relevance(conversation, question, vector, now)
-    if own is not None:
-        name, words, own_vector = own
+    for name, words, own_vector in own:
         theirs = np.array([speaker == name for speaker in conversation.speakers])
         relevance = np.where(
             theirs,
@@ -383,7 +412,8 @@ async def recall(
     # read against the conversation's own present, its last turn.
     now = as_of or next((t for t in reversed(conversation.said) if t), None) or datetime.now(UTC)
     said_by = in_own_words(question, conversation.speakers)
-    own = (*said_by, await ctx.vector(said_by[1])) if said_by is not None else None
+    vectors = await asyncio.gather(*(ctx.vector(words) for _, words in said_by))
+    own = [(name, words, v) for (name, words), v in zip(said_by, vectors, strict=True)]
     ranked = await asyncio.to_thread(rank, conversation, question, vector, now, own)
     if as_of is not None:
         ranked = [(s, o) for s, o in ranked if o.updated_at is None or o.updated_at <= as_of]

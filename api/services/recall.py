@@ -400,10 +400,15 @@ async def recall(
     if ctx.index is None:
         return None
     index, tenant, where = ctx.index, group.partition(":")[0], Filters(group_id=group)
+    # The question in its speakers' own words is encoded beside it, with the speakers as
+    # last read; a group read anew rewords it again (the vectors are cached by text).
+    known = _prepared().latest(group)
+    early = in_own_words(question, known.speakers) if known is not None else []
     try:
-        count, vector = await asyncio.gather(
-            index.count(Kind.EPISODE, tenant, where), ctx.vector(question)
-        )
+        count, vector, _ = await asyncio.gather(
+            index.count(Kind.EPISODE, tenant, where), ctx.vector(question),
+            asyncio.gather(*(ctx.vector(words) for _, words in early)),
+        )  # fmt: skip
         conversation = _prepared().get(group, count)
         if conversation is None:
             turns = await index.recent(Kind.EPISODE, tenant, where, MAX_TURNS)

@@ -106,12 +106,13 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _DAY_NAME = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WEEK_ON = re.compile(rf"^(?:a week (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} week)$")
 _BEFORE_LAST = re.compile(
-    rf"^(day|week|weekend|month|year|spring|summer|autumn|fall|winter|{_DAY_NAME})\s+before\s+last$"
+    rf"^(day|night|week|weekend|month|year|spring|summer|autumn|fall|winter|{_DAY_NAME})"
+    r"\s+before\s+last$"
 )
 _AGO = re.compile(r"^(.+?)\s+(day|week|fortnight|month|year)s?\s+(?:ago|back)$")
 _AHEAD = re.compile(
     r"^(?:in\s+)?(a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|\d+)"
-    r"\s+(day|week|fortnight|month|year)s?(?:\s+from\s+(?:now|today))?$"
+    r"\s+(day|week|fortnight|month|year)s?(?:'s?\s+time|\s+from\s+(?:now|today))?$"
 )
 _IN_BEFORE = re.compile(r"\bin\s+$")
 _FROM_NOW = re.compile(r"^\s+from\s+(?:now|today)\b")
@@ -122,9 +123,9 @@ _PAST_WEEKEND = ("weekend", "past weekend", "this past weekend")
 """A weekend named without "last" or "next" ("at the weekend", "this past weekend", not
 "weekend custody"): the last one (the one under way on a Saturday or Sunday), or the
 coming one when the sentence speaks of the future."""
-_EDGE_OF_WEEK = re.compile(r"^(last|this|next)\s+week$")
+_EDGE_OF_WEEK = re.compile(r"^(last|this|next|the)\s+week$")
 _NTH_WEEKDAY = re.compile(
-    rf"^(first|second|third|fourth|last|final)\s+{_DAY_NAME}\s+(?:of|in)\s+"
+    rf"^(first|second|third|fourth|last|final)\s+({_DAY_NAME[1:-1]}|weekend)\s+(?:of|in)\s+"
     r"(?:(the|this|next|last)\s+month|([a-z]+)(?:,?\s+(\d{4}))?)$"
 )
 _AND_A_HALF = re.compile(r"^(.+?)\s+(year|month)s?\s+and\s+a\s+half\s+ago$")
@@ -144,7 +145,18 @@ _WEEK_OF_MONTH = re.compile(
 )
 _SEASON_OF = re.compile(r"^(spring|summer|autumn|fall|winter)\s+(?:of\s+)?(\d{4})$")
 _COMING_DAY = re.compile(rf"^this coming\s+{_DAY_NAME}$")
-_EDGE_OF_MONTH = re.compile(r"^(last|this|next)\s+month$")
+_EDGE_OF_MONTH = re.compile(r"^(last|this|next|the)\s+month$")
+_AROUND_HOLIDAY = re.compile(r"^(day|week) (before|after) (.+)$")
+_LATER = re.compile(
+    r"\b(?:(a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|\d+)\s+"
+    r"(day|week|month|year)s?\s+later|the\s+next\s+(?:day|morning|afternoon|evening|night)"
+    r"|the\s+following\s+(?:day|morning|afternoon|evening|night|week|month|year"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+    r"|the\s+day\s+after(?=\s*(?:[,.;!?]|$)))\b",
+    re.I,
+)
+"""A time told from the one said before it in the same text ("we got there on Friday and
+the next day we hiked", "two days later"): read from that one, never from the day said."""
 _RANGE = re.compile(r"^(.+?)\s+(?:to|through|until|till|-|\u2013)\s+(.+)$")
 _DURATION = re.compile(
     r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|\d+)"
@@ -267,6 +279,12 @@ class When:
             mention = self._read(text, start, span, sentence, said_at)
             if mention is not None:
                 out.append(mention)
+        for later in _LATER.finditer(text):
+            # read from the time said last before it in the text, if any
+            said = [(text.rfind(m.text, 0, later.start()), m) for m in out]
+            anchor = max(((at, m) for at, m in said if at >= 0), default=None, key=lambda p: p[0])
+            if anchor is not None:
+                out.append(_later(later, anchor[1]))
         unique = {(m.start, m.end, m.granularity): m for m in reversed(out)}
         return [m for m in out if unique[(m.start, m.end, m.granularity)] is m]
 
@@ -276,9 +294,13 @@ class When:
         """``span`` at ``text[start:]``, resolved with the tense of its ``clause``."""
         ahead = _AHEAD.match(_clean(span))
         said_in = bool(_IN_BEFORE.search(text[:start]) or re.match(r"(?i)in\s", span))
-        forward = _FROM_NOW.match(text[start + len(span) :]) or (
-            # "she's coming up in a couple of weeks", not "four books in two weeks"
-            said_in and is_future(clause) and not _PAST.search(clause)
+        forward = (
+            _FROM_NOW.match(text[start + len(span) :])
+            or span.endswith("time")
+            or (
+                # "she's coming up in a couple of weeks", not "four books in two weeks"
+                said_in and is_future(clause) and not _PAST.search(clause)
+            )
         )
         if ahead and forward:
             # "we leave in 3 days", "two weeks from now": counted forward from the day said
@@ -302,6 +324,8 @@ class When:
         phrase = _clean(span)
         if not phrase or _VAGUE.match(phrase) or _DURATION.match(phrase):
             return None
+        if phrase.endswith(" later") or _LATER.fullmatch(span.strip().rstrip(".,!?;:")):
+            return None  # told from another time, not from the day said (see mentions)
         if _COMING_DAY.match(phrase):  # "this coming Friday": the next one
             phrase, future = phrase.replace("this coming", "this", 1), True
         today = said_at.date()
@@ -327,13 +351,13 @@ class When:
         edge = _EDGE.match(phrase)
         if edge and (near := _EDGE_OF_MONTH.match(phrase[edge.end() :])):
             # "at the end of last month": that month (its edge is not said to the day)
-            step = {"last": -1, "this": 0, "next": 1}[near.group(1)]
+            step = {"last": -1, "this": 0, "the": 0, "next": 1}[near.group(1)]
             first_of = _add_months(today.replace(day=1), step)
             first, last = _month(first_of.year, first_of.month)
             return Mention(span, first, last, "month")
         if edge and (near := _EDGE_OF_WEEK.match(phrase[edge.end() :])):
             # "by the end of next week": that week
-            step = {"last": -1, "this": 0, "next": 1}[near.group(1)]
+            step = {"last": -1, "this": 0, "the": 0, "next": 1}[near.group(1)]
             first, last = week_of(today + timedelta(days=7 * step))
             return Mention(span, first, last, "week")
         if edge and _EDGE_OF_YEAR.match(phrase[edge.end() :]):
@@ -446,6 +470,14 @@ class When:
         fixed = holiday(phrase, today, future)
         if fixed is not None:
             return Mention(span, fixed, fixed, "day")
+        if (m := _AROUND_HOLIDAY.match(phrase)) and (fixed := holiday(m[3], today, future)):
+            # "the day after Boxing Day", "the week before Christmas" (its seven days)
+            sign = -1 if m[2] == "before" else 1
+            if m[1] == "day":
+                day = fixed + timedelta(days=sign)
+                return Mention(span, day, day, "day")
+            first, last = sorted((fixed + timedelta(days=sign), fixed + timedelta(days=7 * sign)))
+            return Mention(span, first, last, "week")
         if m := _BEFORE_LAST.match(phrase):
             unit = m.group(1)
             if unit in _WEEKDAYS or unit == "weekend":
@@ -459,7 +491,7 @@ class When:
                 if previous is not None:
                     start = previous.start.replace(year=previous.start.year - 1)
                     return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
-            return _shifted(span, today, unit, 2)
+            return _shifted(span, today, "day" if unit == "night" else unit, 2)
         if m := _AGO.match(phrase):
             count = COUNTS.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 0)
             if count and m.group(2) == "fortnight":
@@ -627,12 +659,32 @@ def _season(phrase: str, span: str, today: date, future: bool) -> Mention | None
     return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
 
 
+def _later(later: re.Match[str], anchor: Mention) -> Mention:
+    """ "two days later", "the next day", "the following week", "the following Friday":
+    counted from the first day of ``anchor``."""
+    words = later.group(0).lower().split()
+    if later.group(2):
+        count = COUNTS.get(later.group(1).lower()) or (
+            int(later.group(1)) if later.group(1).isdigit() else 1
+        )
+        return _shifted(later.group(0), anchor.start, later.group(2).lower(), -count)
+    if words[-1] in _WEEKDAYS:
+        ahead = (_WEEKDAYS.index(words[-1]) - anchor.start.weekday()) % 7 or 7
+        day = anchor.start + timedelta(days=ahead)
+        return Mention(later.group(0), day, day, "day")
+    unit = words[-1] if words[-1] in ("week", "month", "year") else "day"
+    return _shifted(later.group(0), anchor.start, unit, -1)
+
+
 def _nth_weekday(m: re.Match[str], span: str, today: date, future: bool, past: bool) -> Mention:
     """ "the first Monday of June", "the last Friday of the month": that day; in a month
     named without a year, the nearest one unless the tense says which."""
 
+    weekend = m.group(2) == "weekend"
+
     def in_month(year: int, month: int) -> date:
-        nth, weekday = _NTH_WEEK[m.group(1)], _WEEKDAYS.index(m.group(2))
+        nth = _NTH_WEEK[m.group(1)]
+        weekday = 5 if weekend else _WEEKDAYS.index(m.group(2))
         first_of, last_of = _month(year, month)
         if nth < 0:
             return last_of - timedelta(days=(last_of.weekday() - weekday) % 7)
@@ -648,6 +700,8 @@ def _nth_weekday(m: re.Match[str], span: str, today: date, future: bool, past: b
         month = _MONTHS.get(m.group(4), today.month)
         days = [in_month(_year_of_month(month, today, ahead), month) for ahead in (False, True)]
         day = days[1] if future else days[0] if past else min(days, key=lambda d: abs(d - today))
+    if weekend:  # "the second weekend of July": its Saturday and Sunday
+        return Mention(span, day, day + timedelta(days=1), "week")
     return Mention(span, day, day, "day")
 
 
@@ -720,7 +774,12 @@ _PATTERN = re.compile(
     r"|(?:a|one|two|three|four|five)\s+(?:year|month)s?\s+and\s+a\s+half\s+ago"
     r"|a\s+(?:day|week)\s+or\s+two\s+ago|in\s+['\u2019]\d{2}\b"
     r"|(?:on|last|next|this)\s+(?-i:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)\b"
-    r"|the\s+(?:spring|summer|autumn|fall|winter|month|year)\s+before\s+last"
+    r"|the\s+(?:spring|summer|autumn|fall|winter|month|year|night)\s+before\s+last"
+    r"|the\s+(?:day|week)\s+(?:before|after)\s+(?:christmas(?:\s+(?:day|eve))?|boxing\s+day"
+    r"|new\s+year'?s(?:\s+(?:day|eve))?|easter(?:\s+(?:sunday|monday))?|good\s+friday|halloween"
+    r"|valentine'?s\s+day|(?:st\.?\s+)?(?:patrick|stephen)'?s\s+day|thanksgiving|bonfire\s+night)"
+    r"|(?:the\s+)?(?:end|start|beginning)\s+of\s+the\s+(?:month|week)"
+    r"|the\s+(?:first|second|third|fourth|last)\s+weekend\s+(?:of|in)\s+[A-Z][a-z]+"
     r"|the\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|week)\s+before\s+last"
     r"|(?:a|one|two|three)\s+fortnights?\s+ago"
     r"|(?:early|mid|late|the end of|the start of|the beginning of)[\s-]+(?:last|this|next)"
@@ -738,7 +797,7 @@ _PATTERN = re.compile(
     r"|(?:\w+|a couple of|a few)\s+(?:weekend|spring|summer|autumn|fall|winter)s?\s+ago"
     r"|(?:the\s+)?(?:spring|summer|autumn|fall|winter)\s+of\s+\d{4}"
     r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
-    r"(?:day|week|fortnight|month|year)s?"
+    r"(?:day|week|fortnight|month|year)s?(?:['\u2019]s?\s+time)?"
     r"|(?:last|this|next|past|coming)\s+(?:\w+)|(?:yesterday|today|tonight|tomorrow)"
     r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)(?:\s+or\s+so)?\s+(?:ago|back)"
     r"|(?:early|mid|late|the end of)[\s-]+[A-Z][a-z]+"

@@ -209,6 +209,33 @@ def test_edges_of_a_year_weeks_of_a_month_counted_weekends_and_times_ahead(
 @pytest.mark.parametrize(
     ("text", "first", "last"),
     [
+        ("We got there on Friday and the next day we hiked.", "2023-05-13", None),
+        ("I flew in on the 3rd and started work two days later.", "2023-05-05", None),
+        ("She called on the 1st, and a week later she quit.", "2023-05-08", "2023-05-14"),
+        ("We moved on the 1st; the following week the boiler broke.", "2023-05-08", "2023-05-14"),
+        ("It happened the night before last.", "2023-05-14", None),
+        ("They married the week before Christmas.", "2022-12-18", "2022-12-24"),
+        ("He came back the day after Boxing Day.", "2022-12-27", None),
+        ("I moved in at the end of the month.", "2023-05-01", "2023-05-31"),
+        ("The fair is on the second weekend of July.", "2023-07-08", "2023-07-09"),
+        ("It's in three weeks' time.", "2023-06-05", "2023-06-11"),
+        ("I saw her at the beginning of the week.", "2023-05-15", "2023-05-21"),
+    ],
+)  # fmt: skip
+def test_times_told_from_another_the_night_before_last_and_weeks_of_a_month(
+    nlp: Parse | None, text: str, first: str, last: str | None
+) -> None:
+    spans = [(m.start, m.end) for m in when().mentions(text, TUESDAY, nlp)]
+    assert (date.fromisoformat(first), date.fromisoformat(last or first)) in spans
+
+
+def test_a_time_told_as_later_than_nothing_said_names_no_time(nlp: Parse | None) -> None:
+    assert when().mentions("Two days later it broke again.", TUESDAY, nlp) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "last"),
+    [
         ("I got it a month or so ago.", "2023-04-01", "2023-04-30"),
         ("I moved nearly two years ago.", "2021-01-01", "2021-12-31"),
         ("We broke up about six months ago.", "2022-11-01", "2022-11-30"),

@@ -53,7 +53,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -201,6 +201,14 @@ def mentioned(labels: str) -> tuple[Mention, ...]:
     return tuple(out)
 
 
+class Asked(NamedTuple):
+    """What a question says of itself, read once however it is reworded."""
+
+    question: str
+    times: Sequence[Mention]  # the times it names
+    when: bool  # whether it asks for a time
+
+
 def in_own_words(question: str, speakers: Sequence[str]) -> list[tuple[str, str]]:
     """Each speaker (first name) ``question`` names, one or two, with the question as that
     speaker would ask it: themself as I, me or my, the other one named as you ("How did
@@ -260,12 +268,17 @@ def rank(
     and its vector: their turns are read against it too, and keep the better relevance."""
     if not conversation.turns:
         return []
-    relevance = _relevance(conversation, question, vector, now)
+    # The times a question names and whether it asks when are read once, from the question
+    # as asked (spaCy parses it): its rewordings name the same times.
+    asked = Asked(
+        question, when().mentions(question, now, english), bool(ASKS_WHEN.search(question))
+    )
+    relevance = _relevance(conversation, question, vector, asked)
     for name, words, own_vector in own:
         theirs = np.array([speaker == name for speaker in conversation.speakers])
         relevance = np.where(
             theirs,
-            np.maximum(relevance, _relevance(conversation, words, own_vector, now, question)),
+            np.maximum(relevance, _relevance(conversation, words, own_vector, asked)),
             relevance,
         )
     order = np.argsort(-relevance, kind="stable")
@@ -273,12 +286,11 @@ def rank(
 
 
 def _relevance(
-    conversation: Conversation, question: str, vector: Sequence[float] | None, now: datetime,
-    as_asked: str | None = None,
-) -> Any:  # fmt: skip
-    """Each turn's relevance to ``question`` in [0, 1], in the conversation's order;
-    ``as_asked`` is the question as asked when ``question`` is a rewording of it (the
-    speaker prior stays the asked one's)."""
+    conversation: Conversation, question: str, vector: Sequence[float] | None, asked: Asked
+) -> Any:
+    """Each turn's relevance to ``question`` (the question as ``asked``, or a rewording of
+    it: the speaker prior and the times stay the asked one's) in [0, 1], in the
+    conversation's order."""
     n = len(conversation.turns)
     features: dict[str, Any] = {}
     if vector is not None and len(vector) == conversation.vectors.shape[1]:
@@ -291,15 +303,16 @@ def _relevance(
     if words:
         scores = conversation.keywords.get_scores(words)
         features["words"] = np.asarray(scores, dtype=np.float64)
-    asked = when().mentions(question, now, english)
-    if asked:
+    if asked.times:
         features["time"] = np.array(
             [
-                float(_said_within(said, asked) or any(_overlaps(m, asked) for m in times))
+                float(
+                    _said_within(said, asked.times) or any(_overlaps(m, asked.times) for m in times)
+                )
                 for said, times in zip(conversation.said, conversation.times, strict=True)
             ]
         )
-    if ASKS_WHEN.search(question):
+    if asked.when:
         features["dated"] = np.array(
             [
                 max((SPECIFIC[m.granularity] for m in times), default=0.0)
@@ -312,7 +325,7 @@ def _relevance(
         total += WEIGHTS[name] * _scaled(np.asarray(values, dtype=np.float64))
         weight += WEIGHTS[name]
     evidence = total / weight if weight else total
-    return (evidence + _priors(conversation, as_asked or question, features.get("meaning"))) / (
+    return (evidence + _priors(conversation, asked.question, features.get("meaning"))) / (
         1.0 + sum(PRIORS.values())
     )
 

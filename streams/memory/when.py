@@ -16,6 +16,7 @@ stays a month and never pretends to be the 1st.
 from __future__ import annotations
 
 import calendar
+import contextlib
 import functools
 import itertools
 import re
@@ -268,7 +269,7 @@ class When:
             )
         ]
         for start, end, span, sentence in entities:
-            mention = self._read(text, start, span, sentence, said_at)
+            mention = self._dated(text, start, span, sentence, said_at)
             if mention is not None:
                 resolved.append((start, end))
                 out.append(mention)
@@ -276,7 +277,7 @@ class When:
         for start, end, span, sentence in patterns:
             if any(start < e and s < end for s, e in resolved):
                 continue
-            mention = self._read(text, start, span, sentence, said_at)
+            mention = self._dated(text, start, span, sentence, said_at)
             if mention is not None:
                 out.append(mention)
         for later in _LATER.finditer(text):
@@ -284,9 +285,20 @@ class When:
             said = [(text.rfind(m.text, 0, later.start()), m) for m in out]
             anchor = max(((at, m) for at, m in said if at >= 0), default=None, key=lambda p: p[0])
             if anchor is not None:
-                out.append(_later(later, anchor[1]))
+                with contextlib.suppress(OverflowError, ValueError):  # past year 9999
+                    out.append(_later(later, anchor[1]))
         unique = {(m.start, m.end, m.granularity): m for m in reversed(out)}
         return [m for m in out if unique[(m.start, m.end, m.granularity)] is m]
+
+    def _dated(
+        self, text: str, start: int, span: str, clause: str, said_at: datetime
+    ) -> Mention | None:
+        """:meth:`_read`, or None for a time no date can hold ("9999 years ago", "in
+        99999999 weeks' time"): such words name no time."""
+        try:
+            return self._read(text, start, span, clause, said_at)
+        except (OverflowError, ValueError):
+            return None
 
     def _read(
         self, text: str, start: int, span: str, clause: str, said_at: datetime
@@ -825,7 +837,10 @@ Span = tuple[int, int, str, str]
 def _spans(text: str, parse: Callable[[str], Any] | None) -> tuple[list[Span], list[Span]]:
     """The spans naming a time in ``text``: spaCy's DATE entities (and TIME entities
     naming a day), and the matches of the pattern above."""
-    doc = parse(text) if parse is not None else None
+    try:
+        doc = parse(text) if parse is not None else None
+    except UnicodeError:  # a lone surrogate: the pattern alone reads it
+        doc = None
     entities = [
         (ent.start_char, ent.end_char, ent.text, clause_of(text, ent.start_char, ent.end_char))
         for ent in (doc.ents if doc is not None else ())

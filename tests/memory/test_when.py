@@ -267,3 +267,15 @@ def test_only_the_sentences_naming_a_time_are_kept_for_the_entity_reader() -> No
     assert len(kept) == len(text)
     assert kept.strip() == "I moved to Porto last March!"
     assert kept.index("last March") == text.index("last March")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["9999 years ago", "in 99999999 weeks' time", "I came on the 1st and 99999999 days later",
+     "99999999 Saturdays ago", "a 99999999 months and a half ago"],
+)  # fmt: skip
+def test_a_time_no_date_can_hold_names_no_time_instead_of_failing(
+    nlp: Parse | None, text: str
+) -> None:
+    said = [m.text for m in when().mentions(text, TUESDAY, nlp)]
+    assert [t for t in said if "1st" not in t] == []  # "the 1st" itself still reads

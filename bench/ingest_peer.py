@@ -11,7 +11,7 @@ vectors. Peer: ``IngestionPipeline`` (``CodeSplitter`` on the tree-sitter-python
 Both sides are warm (model loaded, consumer groups joined) before their clock starts.
 Target: Tribal files/s ≥ the peer's (aim 1.5x).
 
-    python -m bench.ingest_peer [--quick] [--backends torch,onnx]
+    python -m bench.ingest_peer [--quick] [--backends torch,onnx,auto]
 """
 
 from __future__ import annotations
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         "--backends", default=None, help="Tribal embedding backends, comma-separated"
     )
     args = parser.parse(argv)
-    backends = (args.backends or ("torch" if args.quick else "torch,onnx")).split(",")
+    backends = (args.backends or ("torch" if args.quick else "torch,onnx,auto")).split(",")
     files = corpus(LIBRARIES, QUICK_FILES_PER_LIBRARY if args.quick else None)
 
     peer_row = peer(files)

@@ -178,14 +178,23 @@ class LoadedOnFirstUse(ABC):
 
 class SentenceTransformerEmbedder(LoadedOnFirstUse):
     """A sentence-transformers model on the CPU, loaded on first use (shared by every
-    embedder of the same model in the process)."""
+    embedder of the same model in the process).
+
+    ``bfloat16``: the same weights run under ``torch.autocast`` in bfloat16, which CPUs
+    with AMX or AVX-512 BF16 compute natively (about twice the float32 rate of a batch
+    there, at cosine ≥ 0.9999 to float32; far slower where the CPU has neither)."""
 
     def __init__(
-        self, name: str = DEFAULT_MODEL, path: Path | None = None, batch_size: int = 64
+        self,
+        name: str = DEFAULT_MODEL,
+        path: Path | None = None,
+        batch_size: int = 64,
+        bfloat16: bool = False,
     ) -> None:
         self.name = name
         self.path = path
         self.batch_size = batch_size
+        self.bfloat16 = bfloat16
         self._model: Any = None
         self._encoding = ModelLock()
         self._dims = 0
@@ -216,11 +225,30 @@ class SentenceTransformerEmbedder(LoadedOnFirstUse):
         return in_slices(texts, min(self.batch_size, BACKGROUND_SLICE), run)
 
     def _run(self, model: Any, texts: list[str]) -> list[list[float]]:
-        vectors = model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-            convert_to_numpy=True,
-        )
-        return [v.tolist() for v in vectors]
+        with _autocast() if self.bfloat16 else contextlib.nullcontext():
+            vectors = model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+            )
+        return [v.astype("float32").tolist() for v in vectors]
+
+
+def _autocast() -> contextlib.AbstractContextManager[Any]:
+    import torch
+
+    return torch.autocast("cpu", dtype=torch.bfloat16)
+
+
+def native_bfloat16() -> bool:
+    """Whether this CPU computes bfloat16 natively (AMX tiles or AVX-512 BF16), as torch
+    reads it; without either, bfloat16 is emulated and slower than float32."""
+    try:
+        import torch
+
+        cpu: Any = torch.cpu
+        return bool(cpu._is_amx_tile_supported() or cpu._is_avx512_bf16_supported())
+    except (ImportError, AttributeError, RuntimeError):
+        return False

@@ -1,4 +1,5 @@
-"""The ONNX embedder gives sentence-transformers' vectors (one contract, two adapters)."""
+"""Every embedding backend gives sentence-transformers' float32 vectors (one contract:
+ONNX, torch in bfloat16, and the backend chosen by timing)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from streams.embedder.model import SentenceTransformerEmbedder
+from streams.embedder.fastest import SMALL, FastestEmbedder, _label
+from streams.embedder.model import SentenceTransformerEmbedder, native_bfloat16
 from streams.embedder.onnx import OnnxEmbedder
 from streams.embedder.select import embedder_for
+
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 pytestmark = pytest.mark.slow
 
@@ -39,18 +43,82 @@ def test_onnx_vectors_match_the_torch_ones(tmp_path: Path) -> None:
     assert (tmp_path.glob("*/model.onnx")).__next__().exists()  # exported once, cached
 
 
+def test_bfloat16_vectors_match_the_float32_ones() -> None:
+    bf16 = SentenceTransformerEmbedder(bfloat16=True)
+    float32 = SentenceTransformerEmbedder()
+    for a, b in zip(bf16.encode(TEXTS), float32.encode(TEXTS), strict=True):
+        assert _cos(a, b) >= 0.999
+        assert abs(math.sqrt(sum(x * x for x in a)) - 1.0) < 1e-3
+
+
 def test_the_backend_setting_picks_the_adapter() -> None:
-    assert isinstance(embedder_for("sentence-transformers/all-MiniLM-L6-v2", "onnx"), OnnxEmbedder)
-    assert isinstance(
-        embedder_for("sentence-transformers/all-MiniLM-L6-v2", "torch"),
-        SentenceTransformerEmbedder,
-    )
+    assert isinstance(embedder_for(MODEL, "onnx"), OnnxEmbedder)
+    torch = embedder_for(MODEL, "torch")
+    assert isinstance(torch, SentenceTransformerEmbedder)
+    assert not torch.bfloat16
+    bf16 = embedder_for(MODEL, "torch-bf16")
+    assert isinstance(bf16, SentenceTransformerEmbedder)
+    assert bf16.bfloat16
+    auto = embedder_for(MODEL, "auto")
+    if native_bfloat16():  # both timed at load
+        assert isinstance(auto, FastestEmbedder)
+        assert [type(c) for c in auto.candidates] == [OnnxEmbedder, SentenceTransformerEmbedder]
+    else:  # bfloat16 would be emulated: ONNX alone, nothing timed
+        assert isinstance(auto, OnnxEmbedder)
 
 
-def test_onnx_is_the_default_backend() -> None:
+def test_an_unknown_backend_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"'cuda'.*auto, onnx, torch, torch-bf16"):
+        embedder_for(MODEL, "cuda")
+
+
+def test_auto_is_the_default_backend() -> None:
     from runtime.settings import TribalSettings
 
-    assert TribalSettings.model_fields["embedding_backend"].default == "onnx"
+    assert TribalSettings.model_fields["embedding_backend"].default == "auto"
+
+
+def test_the_chosen_backends_are_the_fastest_timed_at_load(tmp_path: Path) -> None:
+    fastest = FastestEmbedder(
+        MODEL, [OnnxEmbedder(cache=tmp_path), SentenceTransformerEmbedder(bfloat16=True)]
+    )
+    assert fastest.dims == 384
+    timings = fastest.timings
+    assert set(timings) == {"onnx", "torch-bf16"}
+    one = min(timings, key=lambda name: timings[name]["one_ms"])
+    batch = max(timings, key=lambda name: timings[name]["batch_per_s"])
+    assert _label(fastest.backend_for(1)) == one
+    assert _label(fastest.backend_for(SMALL - 1)) == one
+    assert _label(fastest.backend_for(SMALL)) == batch
+    reference = OnnxEmbedder(cache=tmp_path).encode(TEXTS)
+    for texts in (TEXTS[:1], TEXTS * 2):
+        for a, b in zip(fastest.encode(texts), reference * 2, strict=False):
+            assert _cos(a, b) >= 0.999
+    assert len(fastest.encode_background(TEXTS)) == len(TEXTS)
+
+
+class _Reversed:
+    """A stub backend (no real model computes wrong vectors on purpose): the reference's
+    vectors reversed, so that they disagree with it."""
+
+    name = MODEL
+    dims = 384
+
+    def __init__(self, reference: OnnxEmbedder) -> None:
+        self.reference = reference
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        return [v[::-1] for v in self.reference.encode(texts)]
+
+
+def test_a_backend_whose_vectors_disagree_is_never_chosen_with_a_stub_backend(
+    tmp_path: Path,
+) -> None:
+    onnx = OnnxEmbedder(cache=tmp_path)
+    fastest = FastestEmbedder(MODEL, [onnx, _Reversed(onnx)])
+    assert fastest.backend_for(1) is onnx
+    assert fastest.backend_for(100) is onnx
+    assert list(fastest.timings) == ["onnx"]
 
 
 def test_an_export_that_cannot_be_written_runs_the_same_model_on_torch(tmp_path: Path) -> None:

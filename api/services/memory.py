@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import math
 import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
+
+import numpy as np
 
 from api.auth import ANY_TENANT
 from api.schemas.memory import (
@@ -94,9 +95,7 @@ async def score_facts(
         if question is not None:
             texts = [fact_text(f.source_name, f.relation_type, f.target_name) for f in ordered]
             vectors = await asyncio.gather(*(ctx.vector(t) for t in texts))
-            for i, v in enumerate(vectors):
-                if v is not None:
-                    similarity[i] = cosine(question, v)
+            similarity = dict(enumerate(cosines(question, vectors)))
     except Exception as exc:  # keywords still rank
         log.warning("search_memory: fact vectors unavailable: %s", exc)
     scored = [
@@ -149,8 +148,8 @@ async def rank_together(
     except Exception as exc:  # the facts still rank
         log.warning("search_memory: episode vectors unavailable: %s", exc)
         question, vectors = None, [None] * len(episodes)
-    for e, v in zip(episodes, vectors, strict=True):
-        similarity = cosine(question, v) if question is not None and v is not None else 0.0
+    similarities = cosines(question, vectors) if question is not None else [0.0] * len(episodes)
+    for e, similarity in zip(episodes, similarities, strict=True):
         answers.append(
             AnswerOut(
                 kind="episode", text=e.content,
@@ -169,9 +168,24 @@ async def _known(vector: Sequence[float]) -> Sequence[float]:
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=False))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
+    return cosines(a, [b])[0]
+
+
+def cosines(a: Sequence[float], others: Sequence[Sequence[float] | None]) -> list[float]:
+    """The cosine of ``a`` and each of ``others`` (0 for a missing or zero vector, or one
+    of another length), in one matrix product."""
+    question = np.asarray(a, dtype=np.float64)
+    size = len(question)
+    rows = [i for i, v in enumerate(others) if v is not None and len(v) == size]
+    out = [0.0] * len(others)
+    if not rows or not size:
+        return out
+    matrix = np.asarray([others[i] for i in rows], dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(question))
+    dots = matrix @ question
+    for i, dot, norm in zip(rows, dots.tolist(), norms.tolist(), strict=True):
+        out[i] = dot / norm if norm else 0.0
+    return out
 
 
 _APART = ("content_type", "source", "source_event_id", "turn_id", "speaker", "times")
@@ -247,15 +261,11 @@ async def _episode_hits(ctx: ServiceContext, req: SearchMemoryInput, group: str)
     return await _memory_hits(ctx, req, group, Kind.EPISODE)
 
 
-async def search_memory(
-    ctx: ServiceContext, req: SearchMemoryInput, tenant: str
-) -> SearchMemoryOutput:
-    """What the memory of one conversation (group_id 'tenant:session') holds: facts (relationships
-    between entities, with validity times) and, given a query, matching episodes. as_of asks
-    what was true at a time; known_at what was known then."""
-    # Facts, episodes and summaries each say where they came from (episodes, turns,
-    # speakers, times).
-    group = check_group(req.group_id, tenant)
+async def _scored_facts(
+    ctx: ServiceContext, req: SearchMemoryInput, group: str
+) -> list[tuple[float, Fact]]:
+    """The group's facts (valid as of ``req.as_of``, known at ``req.known_at``), ranked by
+    relevance to the query when there is one."""
     try:
         facts = await g.facts_for(require_db(ctx), group, as_of=req.as_of, known_at=req.known_at)
     except ValueError as exc:
@@ -265,12 +275,24 @@ async def search_memory(
     except Exception as exc:  # the graph projection has not created its tables yet
         log.warning("search_memory: graph unavailable: %s", exc)
         facts = []
-    scored = await score_facts(ctx, req.query, facts) if req.query else [(0.0, f) for f in facts]
-    facts = [f for _, f in scored]
-    page = facts[req.offset : req.offset + req.limit]
+    return await score_facts(ctx, req.query, facts) if req.query else [(0.0, f) for f in facts]
+
+
+async def search_memory(
+    ctx: ServiceContext, req: SearchMemoryInput, tenant: str
+) -> SearchMemoryOutput:
+    """What the memory of one conversation (group_id 'tenant:session') holds: facts (relationships
+    between entities, with validity times) and, given a query, matching episodes. as_of asks
+    what was true at a time; known_at what was known then."""
+    # Facts, episodes and summaries each say where they came from (episodes, turns,
+    # speakers, times).
+    group = check_group(req.group_id, tenant)
+    scored = await _scored_facts(ctx, req, group)
     episode_hits, summary_hits = await asyncio.gather(
         _episode_hits(ctx, req, group), _memory_hits(ctx, req, group, Kind.SUMMARY)
     )
+    facts = [f for _, f in scored]
+    page = facts[req.offset : req.offset + req.limit]
     episodes = [episode_out(h) for h in episode_hits]
     answers = (
         await rank_together(

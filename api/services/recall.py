@@ -59,7 +59,7 @@ import numpy as np
 
 from api.services.context import ServiceContext
 from projections.index.port import Filters, Hit, IndexedObject, Kind
-from streams.memory.english import english
+from streams.memory.english import english_entities_of
 from streams.memory.when import Mention, when
 
 log = logging.getLogger(__name__)
@@ -215,7 +215,7 @@ def in_own_words(question: str, speakers: Sequence[str]) -> list[tuple[str, str]
     Nadia meet Keir?" -> "How did I meet Keir?"; "What did Kwame bring Ellie?" -> "What did I
     bring you?" for Kwame, "What did you bring me?" for Ellie). Empty when it names none,
     or more than two."""
-    named = sorted({s for s in speakers if s and re.search(rf"\b{re.escape(s)}\b", question)})
+    named = sorted({s for s in set(speakers) if s and re.search(rf"\b{re.escape(s)}\b", question)})
     if len(named) not in (1, 2):
         return []
     others: list[str | None] = [None] if len(named) == 1 else [named[1], named[0]]
@@ -269,9 +269,12 @@ def rank(
     if not conversation.turns:
         return []
     # The times a question names and whether it asks when are read once, from the question
-    # as asked (spaCy parses it): its rewordings name the same times.
+    # as asked (spaCy's entity pipes read it, as they read the turns): its rewordings name
+    # the same times.
     asked = Asked(
-        question, when().mentions(question, now, english), bool(ASKS_WHEN.search(question))
+        question,
+        when().mentions(question, now, english_entities_of),
+        bool(ASKS_WHEN.search(question)),
     )
     relevance = _relevance(conversation, question, vector, asked)
     for name, words, own_vector in own:

@@ -387,11 +387,15 @@ fitted on the questions of the memory train split (``python -m bench.eval.memory
 
 
 @functools.cache
-def _question_relations() -> tuple[tuple[str, ...], list[list[float]], list[float]] | None:
+def _question_relations() -> tuple[tuple[str, ...], Any, Any] | None:
+    """The question model's classes, weights (classes x dims) and biases."""
     if not QUESTION_RELATIONS_FILE.exists():
         return None
+    import numpy as np
+
     data = json.loads(QUESTION_RELATIONS_FILE.read_text())
-    return tuple(data["classes"]), data["weights"], data["bias"]
+    weights = np.asarray(data["weights"], dtype=np.float64)
+    return tuple(data["classes"]), weights, np.asarray(data["bias"], dtype=np.float64)
 
 
 def asked_relations(vector: Sequence[float] | None) -> dict[str, float]:
@@ -400,11 +404,11 @@ def asked_relations(vector: Sequence[float] | None) -> dict[str, float]:
     model = _question_relations()
     if model is None or vector is None:
         return {}
+    import numpy as np
+
     classes, weights, bias = model
-    scores = [
-        b + sum(w * x for w, x in zip(row, vector, strict=False))
-        for row, b in zip(weights, bias, strict=True)
-    ]
+    given = np.asarray(vector, dtype=np.float64)[: weights.shape[1]]
+    scores = (bias + weights[:, : len(given)] @ given).tolist()
     top = max(scores)
     exps = [math.exp(s - top) for s in scores]
     total = sum(exps)
@@ -416,6 +420,19 @@ ASKED_FLOOR = 0.4
 asked for at all (chosen on the train splits, each scored with a question model fitted
 on the other: answered first 0.463 -> 0.577 and 0.604 -> 0.615; 0.6 and 0.2 were
 tried)."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _singulars(tokens: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(singular(w) for w in tokens)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_question(question: str) -> tuple[frozenset[str], frozenset[str] | None]:
+    """A question's words (singular) and the kinds of value it asks for (None: any),
+    read once for all the facts it is matched against."""
+    wanted = next((kinds for p, kinds in ANSWER_KINDS if p.search(question)), None)
+    return _singulars(tuple(words(question))), wanted
 
 
 def fact_relevance(
@@ -433,14 +450,13 @@ def fact_relevance(
     kind the question asks for (a "who" question and a place lose). With ``asked_for``,
     a fact of a relation the question is unlikely to ask for keeps only part of its
     score (:data:`ASKED_FLOOR`), so the turn that says the answer can come first."""
-    asked = {singular(w) for w in words(question)}
-    cues = {singular(w) for w in RELATION_CUES.get(relation, frozenset(relation.split("_")))}
-    subject = {singular(w) for w in words(source or "") if w not in STOP}
+    asked, wanted = _read_question(question)
+    cues = _singulars(tuple(RELATION_CUES.get(relation, frozenset(relation.split("_")))))
+    subject = _singulars(tuple(w for w in words(source or "") if w not in STOP))
     named = len(asked & subject) / len(subject) if subject else 0.0
     cue = 1.0 if asked & cues else 0.0
     relation_asked = max(cue, (asked_for or {}).get(relation, 0.0))
     kind = RELATIONS.get(relation)
-    wanted = next((kinds for p, kinds in ANSWER_KINDS if p.search(question)), None)
     kind_fits = 0.0 if wanted is None or kind is None else (1.0 if kind in wanted else -1.0)
     total = sum(FACT_WEIGHTS.values())
     score = (

@@ -87,6 +87,12 @@ def english_entities(texts: Sequence[str]) -> list[Any] | None:
         return list(model.pipe([t[:PARSED_CHARS] for t in texts], batch_size=64))
 
 
+def english_entities_of(text: str) -> Any:
+    """spaCy's named entities of one text (:func:`english_entities`), or None."""
+    docs = english_entities([text])
+    return docs[0] if docs else None
+
+
 @functools.lru_cache(maxsize=32)
 def english_doc(text: str) -> Any:
     """spaCy's parse of the first ``PARSED_CHARS`` of ``text`` (one pipeline run per

@@ -17,7 +17,7 @@ import pytest
 from api.auth import ANY_TENANT
 from api.schemas.memory import SearchMemoryInput, SearchMemoryOutput
 from api.services.context import QueryEmbedder, ServiceContext
-from api.services.memory import best_first, search_memory
+from api.services.memory import best_first, cosines, search_memory
 from devstack.memory import HashEmbedder, config, memory
 from events.base import Event
 from events.memory import TurnRecorded, episode_id_for
@@ -165,3 +165,13 @@ async def test_of_two_turns_saying_alike_the_later_comes_first(tmp_path: Path) -
     assert answers[0].relevance > answers[1].relevance
     unspanned = await rank_together(context, "where does Caroline live", [], episodes)
     assert unspanned[0].relevance == unspanned[1].relevance
+
+
+def test_cosines_of_one_vector_with_many_skip_missing_zero_and_foreign_vectors() -> None:
+    question = [1.0, 0.0, 0.0]
+    found = cosines(question, [[2.0, 0.0, 0.0], [0.0, 3.0, 0.0], None, [0.0, 0.0, 0.0],
+                               [1.0, 1.0], [-1.0, 0.0, 0.0], [1.0, 1.0, 0.0]])  # fmt: skip
+    assert found[:6] == [1.0, 0.0, 0.0, 0.0, 0.0, -1.0]
+    assert found[6] == pytest.approx(2**-0.5)
+    assert cosines([0.0, 0.0, 0.0], [[1.0, 0.0, 0.0]]) == [0.0]
+    assert cosines(question, []) == []

@@ -10,7 +10,7 @@ import contextlib
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncpg
@@ -49,10 +49,31 @@ def postgres_dsn(where: Path) -> Iterator[str]:
 
 @dataclass
 class Stack:
-    """A running stack: its topics (``pipe``) and a pool on its PostgreSQL."""
+    """A running stack: its topics (``pipe``), a pool on its PostgreSQL and its
+    ``tribal`` processes by name (``worker``, ``project``)."""
 
     pipe: Pipeline
     pool: asyncpg.Pool
+    processes: dict[str, ChildProcess] = field(default_factory=dict)
+
+    async def quiet(self, window: float = 3.0, share: float = 0.35, timeout: float = 1800) -> float:
+        """Wait until the worker and the projection together have used less than
+        ``share`` of a core for ``window`` seconds: everything produced is processed,
+        extraction and summaries too (idle, their consumers' polling costs about 15 %
+        of a core). The seconds waited; without ``/proc``, ``window``."""
+        started = time.perf_counter()
+        pids = [p.pid for p in self.processes.values() if p.pid is not None]
+        if not pids or not _has_procfs(pids[0]):
+            await asyncio.sleep(window)
+            return window
+        while True:
+            before = sum(_cpu_seconds(pid) for pid in pids)
+            await asyncio.sleep(window)
+            used = sum(_cpu_seconds(pid) for pid in pids) - before
+            if used < share * window:
+                return time.perf_counter() - started
+            if time.perf_counter() - started > timeout:
+                raise TimeoutError(f"the stack still busy after {timeout:.0f} s")
 
     async def count(self, sql: str, *args: object) -> int:
         """``sql``'s single number; 0 while the projection has not made its tables yet."""
@@ -104,7 +125,7 @@ async def running_stack(
             children.append(child)
         pool = await asyncpg.create_pool(pg.dsn, min_size=1, max_size=2)
         try:
-            yield Stack(pipe, pool)
+            yield Stack(pipe, pool, {c.name: c for c in children})
         finally:
             await pool.close()
     finally:
@@ -112,6 +133,20 @@ async def running_stack(
             child.stop()
         pg.stop()
         broker.stop()
+
+
+def _has_procfs(pid: int) -> bool:
+    return Path(f"/proc/{pid}/stat").exists()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of ``pid`` and of the children it waited for."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    except OSError:
+        return 0.0
+    # utime, stime, cutime, cstime: fields 14-17 of stat(5), 12-15 after the name.
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 async def until(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:

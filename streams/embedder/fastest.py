@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -71,10 +72,12 @@ class FastestEmbedder(LoadedOnFirstUse):
     small: Embedder | None = field(default=None, init=False)
     batch: Embedder | None = field(default=None, init=False)
     timings: dict[str, dict[str, float]] = field(default_factory=dict, init=False)
+    _choosing: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def _load(self) -> int:
-        if self.small is None or self.batch is None:
-            self._choose()
+        with self._choosing:  # timed once, whichever thread asks first
+            if self.small is None or self.batch is None:
+                self._choose()
         assert self.batch is not None
         return self.batch.dims
 

@@ -4,6 +4,7 @@ sentence-transformers."""
 from __future__ import annotations
 
 import logging
+import threading
 
 from streams.embedder.model import Embedder, SentenceTransformerEmbedder, native_bfloat16
 
@@ -30,10 +31,24 @@ def embedder_for(name: str, backend: str = "torch") -> Embedder:
         onnx = _onnx(name)
         if backend == "onnx" or not native_bfloat16():
             return onnx
-        from streams.embedder.fastest import FastestEmbedder
-
-        return FastestEmbedder(name, [onnx, SentenceTransformerEmbedder(name, bfloat16=True)])
+        return _fastest(name, onnx)
     return SentenceTransformerEmbedder(name)
+
+
+_FASTEST: dict[str, Embedder] = {}
+_CHOOSING = threading.Lock()
+
+
+def _fastest(name: str, onnx: Embedder) -> Embedder:
+    """One timed choice per model and process (a worker's agents share it)."""
+    from streams.embedder.fastest import FastestEmbedder
+
+    with _CHOOSING:
+        found = _FASTEST.get(name)
+        if found is None:
+            bf16 = SentenceTransformerEmbedder(name, bfloat16=True)
+            found = _FASTEST[name] = FastestEmbedder(name, [onnx, bf16])
+        return found
 
 
 def _onnx(name: str) -> Embedder:

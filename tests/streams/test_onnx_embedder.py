@@ -63,6 +63,7 @@ def test_the_backend_setting_picks_the_adapter() -> None:
     if native_bfloat16():  # both timed at load
         assert isinstance(auto, FastestEmbedder)
         assert [type(c) for c in auto.candidates] == [OnnxEmbedder, SentenceTransformerEmbedder]
+        assert embedder_for(MODEL, "auto") is auto  # timed once per process
     else:  # bfloat16 would be emulated: ONNX alone, nothing timed
         assert isinstance(auto, OnnxEmbedder)
 

@@ -276,24 +276,40 @@ def rank(
         when().mentions(question, now, english_entities_of),
         bool(ASKS_WHEN.search(question)),
     )
-    relevance = _relevance(conversation, question, vector, asked)
-    for name, words, own_vector in own:
-        theirs = np.array([speaker == name for speaker in conversation.speakers])
-        relevance = np.where(
-            theirs,
-            np.maximum(relevance, _relevance(conversation, words, own_vector, asked)),
-            relevance,
-        )
+    relevance = _everyone(conversation, question, vector, asked, own, {})
     order = np.argsort(-relevance, kind="stable")
     return [(float(relevance[i]), conversation.turns[i]) for i in order]
 
 
+def _everyone(
+    conversation: Conversation, question: str, vector: Sequence[float] | None, asked: Asked,
+    own: Sequence[tuple[str, str, Sequence[float] | None]], memo: dict[str, Any],
+) -> Any:  # fmt: skip
+    """Each turn's relevance to ``question``, and a named speaker's turns also to the
+    question in their own words, whichever is higher."""
+    relevance = _relevance(conversation, question, vector, asked, memo)
+    for name, words, own_vector in own:
+        theirs = np.array([speaker == name for speaker in conversation.speakers])
+        relevance = np.where(
+            theirs,
+            np.maximum(relevance, _relevance(conversation, words, own_vector, asked, memo)),
+            relevance,
+        )
+    return relevance
+
+
 def _relevance(
-    conversation: Conversation, question: str, vector: Sequence[float] | None, asked: Asked
+    conversation: Conversation,
+    question: str,
+    vector: Sequence[float] | None,
+    asked: Asked,
+    memo: dict[str, Any] | None = None,
 ) -> Any:
     """Each turn's relevance to ``question`` (the question as ``asked``, or a rewording of
     it: the speaker prior and the times stay the asked one's) in [0, 1], in the
-    conversation's order."""
+    conversation's order. ``memo`` keeps what does not depend on the vector (keyword
+    scores by wording, the times) across the calls of one ranking."""
+    memo = {} if memo is None else memo
     n = len(conversation.turns)
     features: dict[str, Any] = {}
     if vector is not None and len(vector) == conversation.vectors.shape[1]:
@@ -302,26 +318,34 @@ def _relevance(
         features["meaning"] = conversation.vectors @ q
         features["context"] = conversation.context @ q
         features["session"] = conversation.sessions @ q
-    words = [t for t in _tokens([question]).vocab if t]
-    if words:
-        scores = conversation.keywords.get_scores(words)
-        features["words"] = np.asarray(scores, dtype=np.float64)
+    if f"words:{question}" not in memo:
+        words = [t for t in _tokens([question]).vocab if t]
+        memo[f"words:{question}"] = (
+            np.asarray(conversation.keywords.get_scores(words), dtype=np.float64) if words else None
+        )
+    if memo[f"words:{question}"] is not None:
+        features["words"] = memo[f"words:{question}"]
     if asked.times:
-        features["time"] = np.array(
-            [
-                float(
-                    _said_within(said, asked.times) or any(_overlaps(m, asked.times) for m in times)
-                )
-                for said, times in zip(conversation.said, conversation.times, strict=True)
-            ]
-        )
+        if "time" not in memo:
+            memo["time"] = np.array(
+                [
+                    float(
+                        _said_within(said, asked.times)
+                        or any(_overlaps(m, asked.times) for m in times)
+                    )
+                    for said, times in zip(conversation.said, conversation.times, strict=True)
+                ]
+            )
+        features["time"] = memo["time"]
     if asked.when:
-        features["dated"] = np.array(
-            [
-                max((SPECIFIC[m.granularity] for m in times), default=0.0)
-                for times in conversation.times
-            ]
-        )
+        if "dated" not in memo:
+            memo["dated"] = np.array(
+                [
+                    max((SPECIFIC[m.granularity] for m in times), default=0.0)
+                    for times in conversation.times
+                ]
+            )
+        features["dated"] = memo["dated"]
     total = np.zeros(n)
     weight = 0.0
     for name, values in features.items():

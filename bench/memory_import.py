@@ -115,7 +115,9 @@ async def run(groups: int, turns: int, where: Path, only_episodes: bool = False)
         # Asked at once, while the worker still extracts facts and writes summaries, and
         # again once it has finished: the history loaded (the target's reading).
         busy = await search_latencies(settings, questions)
-        settled_after = await stack.quiet()
+        waited = time.perf_counter()
+        settled = await stack.quiet()
+        settled_after = time.perf_counter() - waited
         loaded = await search_latencies(settings, questions)
     return {
         "groups": groups, "turns": len(said),
@@ -126,7 +128,7 @@ async def run(groups: int, turns: int, where: Path, only_episodes: bool = False)
         "import_share_of_worker_backend": round(imported / raw_own, 3),
         "search": {"questions": len(loaded), **summary(loaded, 50, 95, unit="ms")},
         "search_while_extracting": {"questions": len(busy), **summary(busy, 50, 95, unit="ms")},
-        "settled_after_s": round(settled_after, 1),
+        "settled": settled, "settled_after_s": round(settled_after, 1),
     }  # fmt: skip
 
 

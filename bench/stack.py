@@ -56,24 +56,23 @@ class Stack:
     pool: asyncpg.Pool
     processes: dict[str, ChildProcess] = field(default_factory=dict)
 
-    async def quiet(self, window: float = 3.0, share: float = 0.35, timeout: float = 1800) -> float:
+    async def quiet(self, window: float = 3.0, share: float = 0.35, timeout: float = 600) -> bool:
         """Wait until the worker and the projection together have used less than
         ``share`` of a core for ``window`` seconds: everything produced is processed,
         extraction and summaries too (idle, their consumers' polling costs about 15 %
-        of a core). The seconds waited; without ``/proc``, ``window``."""
+        of a core). False when they are still busy after ``timeout`` seconds; without
+        ``/proc``, waits ``window`` and says True."""
         started = time.perf_counter()
         pids = [p.pid for p in self.processes.values() if p.pid is not None]
         if not pids or not _has_procfs(pids[0]):
             await asyncio.sleep(window)
-            return window
-        while True:
+            return True
+        while time.perf_counter() - started < timeout:
             before = sum(_cpu_seconds(pid) for pid in pids)
             await asyncio.sleep(window)
-            used = sum(_cpu_seconds(pid) for pid in pids) - before
-            if used < share * window:
-                return time.perf_counter() - started
-            if time.perf_counter() - started > timeout:
-                raise TimeoutError(f"the stack still busy after {timeout:.0f} s")
+            if sum(_cpu_seconds(pid) for pid in pids) - before < share * window:
+                return True
+        return False
 
     async def count(self, sql: str, *args: object) -> int:
         """``sql``'s single number; 0 while the projection has not made its tables yet."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 from abc import ABC, abstractmethod
@@ -242,9 +243,15 @@ def _autocast() -> contextlib.AbstractContextManager[Any]:
     return torch.autocast("cpu", dtype=torch.bfloat16)
 
 
+@functools.cache
 def native_bfloat16() -> bool:
-    """Whether this CPU computes bfloat16 natively (AMX tiles or AVX-512 BF16), as torch
-    reads it; without either, bfloat16 is emulated and slower than float32."""
+    """Whether this CPU computes bfloat16 natively (AMX tiles or AVX-512 BF16); without
+    either, bfloat16 is emulated and slower than float32. Read from ``/proc/cpuinfo``
+    where there is one (without importing torch), else as torch reads it."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        flags = set(cpuinfo.read_text(errors="replace").split())
+        return bool(flags & {"amx_bf16", "avx512_bf16"})
     try:
         import torch
 

@@ -167,10 +167,6 @@ async def _known(vector: Sequence[float]) -> Sequence[float]:
     return vector
 
 
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    return cosines(a, [b])[0]
-
-
 def cosines(a: Sequence[float], others: Sequence[Sequence[float] | None]) -> list[float]:
     """The cosine of ``a`` and each of ``others`` (0 for a missing or zero vector, or one
     of another length), in one matrix product."""

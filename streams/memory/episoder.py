@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from uuid import uuid5
 
 from events.base import Event
@@ -74,15 +76,50 @@ def times_of(events: Sequence[Source], anchors: Anchors | None = None) -> list[s
     return out
 
 
+class SaidOrder:
+    """Turns of one group said at the very same time keep the order they arrived in.
+
+    A transcript dated by its sessions only (``metadata.session_date``) gives every turn
+    of a session one time; ranked by time, the turns of a session would come back in
+    any order, and a turn would be read with the wrong ones before it. Each turn said at
+    the same time as the group's turn before it is placed one microsecond after that
+    one. A turn said at another time, earlier or later (an import out of order), keeps
+    its own. The last time of each group is kept (bounded, least recently used groups
+    forgotten first), so a replay of the same partition places the same turns the same way.
+    """
+
+    def __init__(self, groups: int = 4096) -> None:
+        self.groups = groups
+        self._last: OrderedDict[str, tuple[datetime, datetime]] = OrderedDict()
+
+    def place(self, group: str, said: datetime) -> datetime:
+        """The time to give ``group``'s next turn, said at ``said``."""
+        last = self._last.get(group)
+        placed = last[1] + timedelta(microseconds=1) if last and last[0] == said else said
+        self._last[group] = (said, placed)
+        self._last.move_to_end(group)
+        while len(self._last) > self.groups:
+            self._last.popitem(last=False)
+        return placed
+
+    def forget(self, group: str, tenant: str | None = None) -> None:
+        """Drop ``group``, or every group of ``tenant`` when given."""
+        for known in list(self._last):
+            if known == group or (tenant is not None and known.startswith(f"{tenant}:")):
+                del self._last[known]
+
+
 def episode_of(
     event: Source,
     vector: list[float] | None,
     model: str | None,
     error: str | None,
     times: str = "",
+    said: datetime | None = None,
 ) -> EpisodeRecorded:
     """The episode for ``event``; exactly one of ``vector`` and ``error`` is set.
-    ``times`` are the times its words name (:func:`times_of`), kept in its metadata."""
+    ``times`` are the times its words name (:func:`times_of`), kept in its metadata;
+    ``said``: when it was said, if not its event's time (:class:`SaidOrder`)."""
     if isinstance(event, TurnRecorded):
         content, content_type, source = turn_content(event), "message", "user"
         meta = {**event.metadata, "turn_id": str(event.turn_id)}
@@ -98,7 +135,7 @@ def episode_of(
         event_id=uuid5(episode_id, "recorded"),  # a redelivered turn: the very same event
         group_id=event.group_id,
         # World time is when the turn happened, not when it was processed.
-        occurred_at=event.occurred_at,
+        occurred_at=said or event.occurred_at,
         episode_id=episode_id,
         source_event_id=event.event_id,
         content=content,
@@ -126,13 +163,16 @@ class Episoder:
         self.episode_partitions = episode_partitions
         self.backlog = backlog
         self.anchors = Anchors()
+        self.order = SaidOrder()
 
     def forgotten(self, event: MemoryForgotten) -> list[Emit]:
         """A forget for ``memory.episodes``: under its group's key, or, for a whole
         tenant (whose groups live on every partition), one copy on each partition so
         that every worker's lanes hear of it in their partitions' order. The days its
         turns named are forgotten here too."""
-        self.anchors.forget(event.group_id, event.tenant if event.scope == "tenant" else None)
+        tenant = event.tenant if event.scope == "tenant" else None
+        self.anchors.forget(event.group_id, tenant)
+        self.order.forget(event.group_id, tenant)
         if event.scope != "tenant":
             return [Emit(EPISODES, event.group_id, event)]
         return [Emit(EPISODES, event.group_id, event, p) for p in range(self.episode_partitions)]
@@ -177,15 +217,16 @@ class Episoder:
             if not isinstance(event, TurnRecorded | SystemEventRecorded):
                 continue
             vector = vectors[id(event)]
+            placed = self.order.place(event.group_id, event.occurred_at)
             try:
                 episode = (
-                    episode_of(event, None, None, vector, times[id(event)])
+                    episode_of(event, None, None, vector, times[id(event)], placed)
                     if isinstance(vector, str)
-                    else episode_of(event, vector, name, None, times[id(event)])
+                    else episode_of(event, vector, name, None, times[id(event)], placed)
                 )
             except ValueError as exc:  # a NaN vector or a wrong size: keep the episode
                 error = f"invalid embedding: {exc}"[:500]
-                episode = episode_of(event, None, None, error, times[id(event)])
+                episode = episode_of(event, None, None, error, times[id(event)], placed)
             out.append(Emit(EPISODES, event.group_id, episode))
             metrics.EPISODES_CREATED.labels(episode.content_type, episode.source).inc()
         ms = (time.perf_counter() - started) * 1000

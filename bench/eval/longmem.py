@@ -63,23 +63,30 @@ def load(split: str | None = None) -> list[dict[str, Any]]:
     return [c for c in out if split is None or c["split"] == split]
 
 
-def group_of(conv: dict[str, Any]) -> str:
-    return f"{TENANT}:{conv['id']}"
+def group_of(conv: dict[str, Any], session_dated: bool = False) -> str:
+    return f"{TENANT}:{conv['id']}" + (SESSION_DATED if session_dated else "")
 
 
-def turns_of(conv: dict[str, Any]) -> list[TurnRecorded]:
+SESSION_DATED = "-session-dated"
+"""The group suffix of a conversation sent again with its sessions' times only."""
+
+
+def turns_of(conv: dict[str, Any], session_dated: bool = False) -> list[TurnRecorded]:
     """The conversation as live turns: each said by its speaker, a minute apart from the
-    session's start, with a turn id derived from its label."""
+    session's start, with a turn id derived from its label. ``session_dated``: every turn
+    at its session's time, as a transcript dated by its sessions only sends them (in
+    their own group)."""
     out = []
+    again = SESSION_DATED if session_dated else ""
     for session in conv["sessions"]:
         start = datetime.fromisoformat(session["date"])
         for i, turn in enumerate(session["turns"]):
             out.append(
                 TurnRecorded(
-                    event_id=uuid5(NS, f"event:{turn['turn_id']}"),
-                    group_id=group_of(conv), turn_id=uuid5(NS, turn["turn_id"]),
+                    event_id=uuid5(NS, f"event:{turn['turn_id']}{again}"),
+                    group_id=group_of(conv, session_dated), turn_id=uuid5(NS, turn["turn_id"]),
                     user_message=turn["text"], agent_response="", speaker=turn["speaker"],
-                    occurred_at=start + timedelta(minutes=i),
+                    occurred_at=start if session_dated else start + timedelta(minutes=i),
                     metadata={"session": session["session_id"]},
                 )
             )  # fmt: skip
@@ -165,14 +172,14 @@ Ask = Callable[[dict[str, Any], str], Awaitable[list[Found]]]
 
 async def index_conversations(
     ctx: ServiceContext, embedder: Embedder, convs: Sequence[dict[str, Any]],
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, session_dated: bool = False,
 ) -> dict[UUID, str]:  # fmt: skip
     """Every turn through the episoder into the index; turn uuid -> turn label."""
     assert ctx.index is not None
     episoder = Episoder(embedder)
     labels: dict[UUID, str] = {}
     for conv in convs:
-        turns = turns_of(conv)
+        turns = turns_of(conv, session_dated)
         for session in conv["sessions"]:
             for turn in session["turns"]:
                 labels[uuid5(NS, turn["turn_id"])] = turn["turn_id"]
@@ -185,9 +192,10 @@ async def index_conversations(
     return labels
 
 
-def tribal(ctx: ServiceContext, labels: dict[UUID, str]) -> Ask:
+def tribal(ctx: ServiceContext, labels: dict[UUID, str], session_dated: bool = False) -> Ask:
     async def ask(conv: dict[str, Any], question: str) -> list[Found]:
-        req = SearchMemoryInput(group_id=group_of(conv), query=question, limit=DEPTH)
+        group = group_of(conv, session_dated)
+        req = SearchMemoryInput(group_id=group, query=question, limit=DEPTH)
         out = await search_memory(ctx, req, TENANT)
         return [
             Found(labels.get(UUID(e.turn_id)) if e.turn_id else None, e.occurred_at,
@@ -216,6 +224,10 @@ def plain(ctx: ServiceContext, labels: dict[UUID, str], mode: SearchMode) -> Ask
         ]
 
     return ask
+
+
+DATED = "tribal, dated by session only"
+"""The row of the test split sent with its sessions' times only."""
 
 
 async def measure(convs: Sequence[dict[str, Any]], asks: dict[str, Ask]) -> dict[str, Any]:
@@ -251,6 +263,11 @@ async def evaluate(settings: TribalSettings, embedder: Embedder) -> dict[str, An
                 "conversations": len(part), "time_resolution": resolution(part),
                 **await measure(part, asks),
             }  # fmt: skip
+        # The test split again, sent as a transcript dated by its sessions only (every
+        # turn of a session at the session's time): the order they arrived in must hold.
+        test = [c for c in convs if c["split"] == "test"]
+        await index_conversations(ctx, embedder, test, session_dated=True)
+        result["test"].update(await measure(test, {DATED: tribal(ctx, labels, True)}))
         return result
     finally:
         await close_context(ctx)
@@ -267,7 +284,9 @@ def render(result: dict[str, Any]) -> str:
              "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for split in ("test", "train"):
         label = split if split == "test" else "train (in-sample)"
-        for name in ("tribal", "bm25", "vector"):
+        for name in ("tribal", "bm25", "vector", DATED):
+            if name not in result[split]:
+                continue
             r = result[split][name]
             recall = r["recall@10"]
             cells = [recall[k] for k in ("all", *CATEGORIES)]

@@ -137,7 +137,10 @@ async def test_apache_kafka_restarted_during_load_recovers_without_an_operator(
         first, rest = items[:60], items[60:]
         with WorkerProcess(pipeline.settings, tmp_path / "worker.log") as worker:
             await _trickle(pipeline, first, per_second=60)
-            await asyncio.sleep(2)
+            # The worker is up and working before the broker goes: on a busy machine its
+            # start alone can outlast the two seconds this used to wait, and a worker
+            # that never reached the broker is not one restarted under load.
+            await eventually(lambda: _chunked_all(pipeline, truth(first)), timeout=60)
             node.stop()  # controlled restart, same port and log dirs
             await asyncio.sleep(3)
             node = KafkaNode(

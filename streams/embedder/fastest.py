@@ -75,11 +75,22 @@ class FastestEmbedder(LoadedOnFirstUse):
     _choosing: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def _load(self) -> int:
-        with self._choosing:  # timed once, whichever thread asks first
+        self._chosen()
+        return self.candidates[0].dims
+
+    def _chosen(self) -> bool:
+        """Time the candidates unless done; False while another caller is timing them
+        (that caller pays for it, the others use the reference meanwhile)."""
+        if self.small is not None and self.batch is not None:
+            return True
+        if not self._choosing.acquire(blocking=False):
+            return False
+        try:
             if self.small is None or self.batch is None:
                 self._choose()
-        assert self.batch is not None
-        return self.batch.dims
+            return True
+        finally:
+            self._choosing.release()
 
     def _choose(self) -> None:
         reference, *others = self.candidates
@@ -111,8 +122,10 @@ class FastestEmbedder(LoadedOnFirstUse):
         )
 
     def backend_for(self, count: int) -> Embedder:
-        """The backend a call of ``count`` texts runs on (timing first if not yet)."""
-        self._load()
+        """The backend a call of ``count`` texts runs on (timing first if not yet; the
+        reference while another caller is timing)."""
+        if not self._chosen():
+            return self.candidates[0]
         chosen = self.small if count < SMALL else self.batch
         assert chosen is not None
         return chosen

@@ -157,3 +157,18 @@ def test_background_work_runs_on_its_own_session_at_a_lower_priority(tmp_path: P
     target = next(tmp_path.glob("*/model.onnx"))
     live, background = _session(target)[0], _session(target, background=True)[0]
     assert live is not background  # a live call never waits for a bulk one
+
+
+def test_while_one_caller_times_the_backends_the_others_use_the_reference(
+    tmp_path: Path,
+) -> None:
+    onnx = OnnxEmbedder(cache=tmp_path)
+    fastest = FastestEmbedder(MODEL, [onnx, SentenceTransformerEmbedder(bfloat16=True)])
+    with fastest._choosing:  # another caller is timing them now
+        assert fastest.backend_for(100) is onnx
+        [vector] = fastest.encode(["a question that cannot wait"])
+        assert fastest.dims == 384
+        assert fastest.timings == {}
+    assert _cos(vector, onnx.encode(["a question that cannot wait"])[0]) >= 0.9999
+    fastest.encode(["now it is timed"])
+    assert set(fastest.timings) == {"onnx", "torch-bf16"}

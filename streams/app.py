@@ -30,6 +30,7 @@ from runtime.topics import LANES, ensure_topics, topic
 from streams.agents import agents_for
 from streams.faust_compat import quiet_monitor, set_fetch_max_wait
 from streams.spec import AgentSpec, Regroup
+from streams.warm import warm_up
 from streams.wiring import Emit, Handler, Incoming, Record
 
 log = logging.getLogger(__name__)
@@ -256,10 +257,12 @@ def run_worker(
 ) -> None:
     """Run a Faust worker of ``role`` in this process until SIGTERM/SIGINT (blocking)."""
     settings = settings or get_settings()
-    app = create_app(settings, default_agents(settings, role), app_id=role_group(settings, role))
+    specs = default_agents(settings, role)
+    app = create_app(settings, specs, app_id=role_group(settings, role))
     # Topics are created idempotently at start, with Tribal's partitions and retention,
     # before Faust could auto-create them with broker defaults.
     asyncio.run(ensure_topics(settings))
+    warm_up(specs)
     use_fast_event_loop()
     asyncio.set_event_loop(asyncio.new_event_loop())  # asyncio.run closed the last one
     configure_tracing("tribal-worker")

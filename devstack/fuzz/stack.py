@@ -225,10 +225,17 @@ class FuzzStack:
         """A first record through every stage (models load, groups join) before measuring."""
         async with Driver(self, mcp=False) as driver:
             sentinels = await driver.sentinels("warmup")
+        t0 = time.monotonic()
         try:
-            return await self.wait_fresh(sentinels, timeout)
+            await self.wait_fresh(sentinels, timeout)
+            # every agent, not only those on the way to search (extraction follows it)
+            while any(a["lag_messages"] for a in (await self.health())["agents"].values()):
+                if time.monotonic() - t0 > timeout:
+                    raise TimeoutError(f"the agents did not catch up in {timeout:.0f}s")
+                self.children.check()
         except TimeoutError as exc:
             raise TimeoutError(f"warm-up: {exc}\n{self.logs()}") from exc
+        return round(time.monotonic() - t0, 2)
 
 
 @dataclass(frozen=True)

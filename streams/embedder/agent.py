@@ -10,6 +10,7 @@ from runtime.settings import TribalSettings
 from streams.embedder.cache import EmbeddingCache, MemoryEmbeddingCache, PostgresEmbeddingCache
 from streams.embedder.embed import DocumentEmbedder
 from streams.embedder.select import embedder_for
+from streams.warm import WARM_TEXT
 from streams.wiring import Emit
 
 
@@ -21,6 +22,7 @@ class EmbedderProcessor:
 
     def __init__(self, settings: TribalSettings) -> None:
         self.settings = settings
+        self.model = embedder_for(settings.embedding_model, settings.embedding_backend)
         self._inner: DocumentEmbedder | None = None
         self._background: DocumentEmbedder | None = None
         self._lock = asyncio.Lock()
@@ -31,11 +33,14 @@ class EmbedderProcessor:
                 cache: EmbeddingCache = MemoryEmbeddingCache()
                 if self.settings.postgres_dsn:
                     cache = await PostgresEmbeddingCache.connect(self.settings.postgres_dsn)
-                model = embedder_for(self.settings.embedding_model, self.settings.embedding_backend)
-                self._inner = DocumentEmbedder(model, cache)
-                self._background = DocumentEmbedder(model, cache, background=True)
+                self._inner = DocumentEmbedder(self.model, cache)
+                self._background = DocumentEmbedder(self.model, cache, background=True)
         assert self._background is not None
         return self._background if background else self._inner
+
+    def warm(self) -> None:
+        """Load the model before the first record (:mod:`streams.warm`)."""
+        self.model.encode([WARM_TEXT])
 
     async def __call__(self, events: Sequence[Event]) -> list[Emit]:
         return await (await self._embedder())(events)

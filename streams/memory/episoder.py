@@ -29,6 +29,7 @@ from streams.memory.anchors import Anchors, since
 from streams.memory.backlog import EPISODES_FIRST, Backlog
 from streams.memory.english import english_entities
 from streams.memory.when import names_a_time, only_time_sentences, when
+from streams.warm import WARM_TEXT
 from streams.wiring import Emit
 
 log = logging.getLogger(__name__)
@@ -164,6 +165,13 @@ class Episoder:
         self.backlog = backlog
         self.anchors = Anchors()
         self.order = SaidOrder()
+
+    def warm(self) -> None:
+        """Load the embedding model and the time reader's pipeline before the first
+        turn (:mod:`streams.warm`)."""
+        english_entities([WARM_TEXT])
+        if self.embedding_enabled and self.model is not None:
+            self.model.encode([WARM_TEXT])
 
     def forgotten(self, event: MemoryForgotten) -> list[Emit]:
         """A forget for ``memory.episodes``: under its group's key, or, for a whole

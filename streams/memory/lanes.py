@@ -13,12 +13,15 @@ from events.memory import EpisodeRecorded, SummaryCreated
 from streams.embedder.model import Embedder
 from streams.memory.config import EntityExtractionConfig
 from streams.memory.dedup import is_identifier
+from streams.memory.english import english_doc
 from streams.memory.extraction import EntityExtractor
 from streams.memory.facts import FactsFold, extracted_event
 from streams.memory.lane import MemoryLane
+from streams.memory.learned import shipped_model
 from streams.memory.rules import OF_ONE_SUBJECT, SPEAKER
 from streams.memory.succession import HELD_BY_ONE_PERSON, Held, encode_holders, hold, holders_of
 from streams.memory.summaries import SummaryFold
+from streams.warm import WARM_TEXT
 from streams.wiring import Emit
 
 FACTS, SUMMARIES = "memory.facts", "memory.summaries"
@@ -73,6 +76,14 @@ class ExtractorLane(MemoryLane):
 
     def groups(self) -> list[str]:
         return list({*self.fold.groups, *self.fold.dedup.groups})
+
+    def warm(self) -> None:
+        """Load spaCy's English pipeline, the extraction model and the name embedder
+        before the first episode (:mod:`streams.warm`)."""
+        english_doc(WARM_TEXT)
+        shipped_model()
+        if self.names.model is not None:
+            self.names.model.encode([WARM_TEXT])
 
     def learn(self, raw: EntitiesExtracted) -> None:
         """Remember who the speaker (and their organisation) is from one extraction."""

@@ -81,7 +81,14 @@ def demo(
     run = asyncio.run(run_demo(settings, console, headless))
     if headless:
         print(
-            json.dumps({"first_answer_s": run.first_answer_s, "answers": run.answers}, default=str)
+            json.dumps(
+                {
+                    "first_answer_s": run.first_answer_s,
+                    "not_ready": run.not_ready,
+                    "answers": run.answers,
+                },
+                default=str,
+            )
         )
 
 

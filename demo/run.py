@@ -28,6 +28,10 @@ from runtime.settings import TribalSettings
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_DATABASE = "demo"
+READY_WITHIN_S = 240.0
+"""How long the demo waits for every source to be answerable before it asks anyway."""
+HELP_DESK_FIRST_S = 90.0
+"""How long the code source waits for the help desk to be answerable."""
 
 
 @dataclass
@@ -39,6 +43,8 @@ class DemoRun:
     kb_url: str = ""
     first_answer_s: float | None = None
     answers: dict[str, Any] = field(default_factory=dict)
+    not_ready: dict[str, str] = field(default_factory=dict)
+    """The goals not reached before the questions were asked: ``reached/target``."""
 
 
 async def load_demo_schema(postgres_dsn: str) -> str:
@@ -67,15 +73,18 @@ def write_sources_config(path: Path, kb_url: str) -> None:
         "    dsn: ${TRIBAL_DEMO_DSN}\n"
         "    install_trigger: true\n"
         "    interval: 10\n"
-        "  - kind: files\n"
-        "    name: tribal\n"
-        f"    path: {REPO}\n"
-        "    repo: tribal\n"
         "  - kind: kb\n"
         "    name: helpdesk\n"
         f"    url: {kb_url}\n"
         "    interval: 5\n"
         "    full_sync_every: 60\n"
+    )
+
+
+def write_code_config(path: Path) -> None:
+    """This repository's code, a source of its own started after the others."""
+    path.write_text(
+        f"sources:\n  - kind: files\n    name: tribal\n    path: {REPO}\n    repo: tribal\n"
     )
 
 
@@ -154,17 +163,42 @@ async def start_demo(settings: TribalSettings, console: Console) -> tuple[Embedd
     )
     config = settings.data_dir.absolute() / "demo-sources.yaml"
     write_sources_config(config, run.kb_url)
-    sources = ChildProcess(
-        "sources",
+    code = settings.data_dir.absolute() / "demo-code.yaml"
+    write_code_config(code)
+    api = run.info.api_url
+    turns = await send_conversation(api)
+    console.print(f"[dim]sent a {turns}-turn support conversation through POST /v1/memory/turns[/]")
+    stack.children.append(_sources("sources", config, env, stack.logs))
+    # Thousands of code chunks start a bulk load that records behind them in the same
+    # partitions queue after (README, "Live before bulk"): the help desk's few articles
+    # go first, then this repository's code indexes in the background.
+    for _ in range(int(HELP_DESK_FIRST_S / 0.5)):
+        if await _answers(_kb_ready(api)):
+            break
+        await asyncio.sleep(0.5)
+    stack.children.append(_sources("code", code, env, stack.logs))
+    console.print("[dim]indexing this repository's code (in the background)[/]")
+    return stack, run
+
+
+def _sources(name: str, config: Path, env: dict[str, str], logs: Path) -> ChildProcess:
+    """``tribal source run`` of ``config``, started."""
+    child = ChildProcess(
+        name,
         [sys.executable, "-m", "cli", "source", "run", "--config", str(config)],
         env=env,
-        log_path=stack.logs / "sources.log",
+        log_path=logs / f"{name}.log",
     )
-    sources.start()
-    stack.children.append(sources)
-    turns = await send_conversation(run.info.api_url)
-    console.print(f"[dim]sent a {turns}-turn support conversation through POST /v1/memory/turns[/]")
-    return stack, run
+    child.start()
+    return child
+
+
+async def _answers(check: Awaitable[int]) -> bool:
+    """Whether ``check`` counts anything yet (an API still starting counts nothing)."""
+    try:
+        return await check > 0
+    except Exception:
+        return False
 
 
 async def run_demo(settings: TribalSettings, console: Console, headless: bool) -> DemoRun:
@@ -176,7 +210,19 @@ async def run_demo(settings: TribalSettings, console: Console, headless: bool) -
     try:
         assert run.info is not None
         api = run.info.api_url
-        await wait_with_progress(console, _goals(api), timeout=240)
+        goals = _goals(api)
+        reached = await wait_with_progress(console, goals, timeout=READY_WITHIN_S)
+        run.not_ready = {
+            name: f"{reached.get(name, 0)}/{target}"
+            for name, (_, target) in goals.items()
+            if reached.get(name, 0) < target
+        }
+        if run.not_ready:
+            late = ", ".join(f"{name} ({n})" for name, n in run.not_ready.items())
+            console.print(
+                f"[yellow]not ready after {READY_WITHIN_S:.0f} s: {late}; asking anyway "
+                "(see `tribal status` and the logs under the data directory)[/]"
+            )
         await _alter_live(run, api, console)
         run.answers = await ask_http(api, console)
         run.first_answer_s = time.monotonic() - t0
@@ -207,6 +253,8 @@ def _goals(api: str) -> dict[str, tuple[Check, int]]:
         return len(body.get(key) or [])
 
     async def lag_zero() -> int:
+        """1 once every projection has read all there is (the agents may still embed this
+        repository's code on the bulk lane: that goes on in the background)."""
         async with httpx.AsyncClient(base_url=api, timeout=10) as client:
             projections = (await client.get("/healthz")).json().get("projections", {})
         return int(bool(projections) and all(p["lag_messages"] == 0 for p in projections.values()))

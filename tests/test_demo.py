@@ -44,6 +44,8 @@ def test_the_demo_answers_from_every_source_through_http_mcp_and_the_cli() -> No
         shutil.rmtree(root, ignore_errors=True)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     report = json.loads(out.stdout.strip().splitlines()[-1])
+    # every source answerable before the questions (else the answers below say little)
+    assert not report["not_ready"], report["not_ready"]
     answers = report["answers"]
     # schema: table search, and a 3-hop join path with SQL
     assert answers["tables"]["tables"], answers["tables"]

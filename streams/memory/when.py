@@ -195,11 +195,21 @@ _PAST = re.compile(
     r"|found|gave|ran|sold|won|lost|spent|brought|thought|felt|heard|kept|sent|flew|rang|sang"
     r"|ate|wrote|drove|rode|broke|chose|fell|forgot|grew|held|knew|led|meant|paid|rose"
     r"|shook|slept|spoke|stood|taught|threw|woke|built|caught|fought|sat|stuck|swam|became"
-    r"|(?!(?:need|feed|seed|speed|bed|red|indeed|proceed|exceed|succeed|weed)\b)\w+ed)\b",
+    # not a participle after "be" or "get": "we're getting married", "I'm booked"
+    r"|(?<!\bam )(?<!'m )(?<!\bare )(?<!'re )(?<!\bis )(?<!\bbe )(?<!being )"
+    r"(?<!\bget )(?<!getting )"
+    r"(?!(?:need|feed|seed|speed|bed|red|indeed|proceed|exceed|succeed|weed)\b)\w+ed)\b",
     re.I,
 )
 """Past-tense words: a sentence holding one tells of what has been ("Mick started on
 Monday"), whatever other words it has."""
+_SCHEDULED = re.compile(
+    r"\b(?:is|are|'s|'re|comes?|starts?|begins?|ends?|opens?|closes?|arrives?|leaves?"
+    r"|happens?|finishes|due)\b",
+    re.I,
+)
+"""Present-tense words of what is set to happen at a time ("the exam is in a fortnight",
+"the results come out in two weeks")."""
 _SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
 
 
@@ -310,8 +320,11 @@ class When:
             _FROM_NOW.match(text[start + len(span) :])
             or span.endswith("time")
             or (
-                # "she's coming up in a couple of weeks", not "four books in two weeks"
-                said_in and is_future(clause) and not _PAST.search(clause)
+                # "she's coming up in a couple of weeks", "the exam is in a fortnight";
+                # not "four books in two weeks"
+                said_in
+                and (is_future(clause) or _SCHEDULED.search(clause))
+                and not _PAST.search(clause)
             )
         )
         if ahead and forward:
@@ -634,6 +647,8 @@ def _clean(span: str) -> str:
         phrase = stripped
     phrase = _WEEKDAY_BEFORE_DATE.sub("", phrase)
     phrase = re.sub(r"\s+or\s+so\b", "", phrase)  # "a month or so ago"
+    # "this past Sunday": the last one
+    phrase = re.sub(rf"^(?:this |just )?past\s+(?={_DAY_NAME})", "last ", phrase)
     phrase = _SHORT_DAY.sub(lambda m: _SHORT_DAYS[m.group(1)], phrase)
     phrase = _WORD_ORDINAL.sub(lambda m: _ORDINAL_WORDS[m.group(0)], phrase)
     if re.match(r"\d{1,2}(?:st|nd|rd|th)\b", phrase):

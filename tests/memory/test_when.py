@@ -160,6 +160,29 @@ def test_clauses_tenses_and_longer_spans_date_the_time_said(
 
 
 @pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # A count of weeks "in" a present-tense clause of what is set to happen is ahead.
+        ("The results come out in two weeks.", "2023-05-29..2023-06-04"),
+        ("The exam is in a fortnight.", "2023-05-29..2023-06-04"),
+        # A participle after "be" or "get" tells no past: the June to come.
+        ("We're getting married in June.", "2023-06"),
+    ],
+)
+def test_what_is_scheduled_or_arranged_is_dated_ahead(
+    nlp: Parse | None, text: str, label: str
+) -> None:
+    assert label in [m.label for m in when().mentions(text, TUESDAY, nlp)]
+
+
+def test_this_past_sunday_is_the_last_one() -> None:
+    if _nlp() is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    said = when().mentions("I baked bread this past Sunday.", TUESDAY, english)
+    assert [m.label for m in said] == ["2023-05-14"]
+
+
+@pytest.mark.parametrize(
     ("text", "said", "first", "last"),
     [
         ("They rang me the Friday before last.", datetime(2024, 10, 13), "2024-10-04", None),

@@ -86,7 +86,10 @@ KEYWORD_WINDOW = 2
 train split: 1 / 2 / 3 / 4 turns gave evidence recall@10 0.767 / 0.781 / 0.774 / 0.773
 (2 beat 1 on six of its seven conversations)."""
 ASKS_WHEN = re.compile(
-    r"^\s*(?:when|(?:on|in|at)?\s*(?:what|which)\s+(?:date|day|month|year|week)|how long ago)\b",
+    r"^\s*(?:(?:around|roughly|about|approximately|since)\s+)?when\b"
+    r"|^\s*(?:(?:on|in|at|from|since|until|till|by|during|around)\s+)?(?:what|which)\s+"
+    r"(?:date|day|month|year|week)\b"
+    r"|^\s*what\s+(?:was|is)\s+the\s+date\b|^\s*how\s+(?:long|many\s+\w+)\s+ago\b",
     re.I,
 )
 """A question that asks for a time."""

@@ -128,7 +128,11 @@ def test_the_conversation_is_ordered_by_when_each_turn_was_said(
 @pytest.mark.parametrize(
     ("question", "asks"),
     [("When did Jon adopt the dog?", True), ("On what date was the party?", True),
-     ("In which month did she move?", True), ("What pet did Jon get?", False)],
+     ("In which month did she move?", True), ("What pet did Jon get?", False),
+     ("From what date did the shop trade as a company?", True),
+     ("Since when has Ana lived in Porto?", True), ("Roughly when did they meet?", True),
+     ("What was the date of the party?", True), ("How many weeks ago did she call?", True),
+     ("How long has she worked there?", False), ("Which dog did they adopt?", False)],
 )  # fmt: skip
 def test_questions_asking_for_a_time_are_told_apart(question: str, asks: bool) -> None:
     assert bool(ASKS_WHEN.search(question)) is asks

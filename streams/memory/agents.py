@@ -33,6 +33,10 @@ from streams.spec import AgentSpec
 EPISODER_BATCH = (256, 0.02)
 """Up to 256 turns per model call during an import: sorted by length, they pad less."""
 LANE_BATCH = (256, 0.1)
+REMOTE_LANE_BATCH = (8, 0.1)
+"""Episodes per lane batch when an LLM answers (each call takes seconds, and a
+conversation's turns are read one after another): the batch commits, and the stage shows
+progress, every few calls, not after hundreds (``/healthz`` would call it stuck)."""
 
 
 def local_provider() -> LocalProvider:
@@ -79,11 +83,12 @@ def memory_agents(
     if config.summarization_enabled:
         summarizer = ConversationSummarizer(provider, config.summarization)
         lanes.append(("summarizer", SummarizerLane(SummaryFold(summarizer), partitions=parts)))
+    batch = LANE_BATCH if isinstance(provider, LocalProvider) else REMOTE_LANE_BATCH
     for name, memory_lane in lanes:
         specs.append(
             AgentSpec(
                 name=name, source="memory.episodes", processor=memory_lane,
-                accepts=(EpisodeRecorded, MemoryForgotten), batch=LANE_BATCH,
+                accepts=(EpisodeRecorded, MemoryForgotten), batch=batch,
             )
         )  # fmt: skip
     return specs

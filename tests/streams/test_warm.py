@@ -78,3 +78,16 @@ def test_warming_the_memory_agents_loads_what_their_first_episode_needs() -> Non
     assert english._nlp.cache_info().currsize == 1
     assert english._entities_nlp.cache_info().currsize == 1
     assert learned.shipped_model.cache_info().currsize == 1
+
+
+def test_memory_lanes_commit_every_few_episodes_when_an_llm_answers() -> None:
+    """A lane batch of LLM calls commits within seconds, not after hundreds of calls."""
+    from streams.llm.select import provider_from_settings
+    from streams.memory.agents import LANE_BATCH, REMOTE_LANE_BATCH, local_provider, memory_agents
+
+    settings = TribalSettings()
+    remote = provider_from_settings(local_provider(), {"ANTHROPIC_API_KEY": "sk-test"})
+    batches = {s.name: s.batch for s in memory_agents(settings, provider=remote)}
+    assert batches["extractor"] == batches["summarizer"] == REMOTE_LANE_BATCH
+    local = {s.name: s.batch for s in memory_agents(settings, provider=local_provider())}
+    assert local["extractor"] == local["summarizer"] == LANE_BATCH

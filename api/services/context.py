@@ -219,13 +219,28 @@ async def open_context(settings: TribalSettings, *, load_model: bool = True) -> 
             embedder_for(settings.embedding_model, settings.embedding_backend)
         )
         ctx.embedder.preload()
+        # The question reader too (spaCy's entity pipes read the times a memory question
+        # names): loaded now, not by the first question that names one.
+        ctx.extra["question_reader"] = asyncio.get_running_loop().create_task(
+            asyncio.to_thread(_load_question_reader)
+        )
     return ctx
+
+
+def _load_question_reader() -> None:
+    from streams.memory.english import english_entities_of
+
+    try:
+        english_entities_of("Warming up on Monday 4 May.")
+    except Exception as exc:  # questions are then read without it
+        log.warning("question reader unavailable: %s", exc)
 
 
 async def close_context(ctx: ServiceContext) -> None:
     setup = ctx.extra.pop("index_setup", None)
     if setup is not None:
         setup.cancel()
+    ctx.extra.pop("question_reader", None)  # a thread: it finishes on its own
     if ctx.index is not None:
         await ctx.index.close()
     if ctx.db is not None:

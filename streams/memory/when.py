@@ -92,6 +92,7 @@ _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
     m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
 }
+_MONTH_NAMES = {m.lower() for m in calendar.month_name if m}
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 COUNTS = {"a": 1, "an": 1, "one": 1, "a couple of": 2, "a couple": 2, "couple of": 2,
            "two": 2, "a few": 3, "few": 3, "three": 3, "several": 4, "four": 4, "five": 5,
@@ -130,6 +131,12 @@ _NTH_WEEKDAY = re.compile(
     r"(?:(the|this|next|last)\s+month|([a-z]+)(?:,?\s+(\d{4}))?)$"
 )
 _AND_A_HALF = re.compile(r"^(.+?)\s+(year|month)s?\s+and\s+a\s+half\s+ago$")
+_HALF_AGO = re.compile(r"^half\s+an?\s+(year|month)\s+ago$")
+_HOURS_AGO = re.compile(
+    r"^(?:an?|\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|couple of"
+    r"|several)\s+(?:hour|minute|min)s?\s+ago$"
+)
+_TODAY_AFTER = re.compile(r"^\s+(?:today|to the day)\b")
 _OR_TWO = re.compile(r"^a\s+(day|week)\s+or\s+two\s+ago$")
 _SHORT_YEAR = re.compile(r"^'(\d{2})$")
 _SHORT_DAYS = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
@@ -184,7 +191,9 @@ _FUTURE = re.compile(
     r"\b(?:will|won't|'ll|let's|let us|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming"
     r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?!\w+ed\b)\w+ing"
-    r"|(?:'s|is|are|'re)\s+on|(?:starts|begins|opens|leaves|arrives|lands|kicks off))\b",
+    r"|(?:i|we|you|they)\s+have\s+(?:a|an|my|our|your|their)\s+\w+(?:\s+\w+)?\s+(?:on|at|this|next)"
+    r"|(?:'s|is|are|'re)\s+on|(?:starts|begins|opens|leaves|arrives|lands|kicks off|ends|expires"
+    r"|closes|finishes|renews))\b",
     re.I,
 )
 """Words of a sentence about what is to come ("I'm flying up on the Friday"); a dated
@@ -337,6 +346,12 @@ class When:
                 unit, count = "week", 2 * count
             if count:
                 return _shifted(span, said_at.date(), unit, -count)
+        ago = _AGO.match(_clean(span))
+        if ago and _TODAY_AFTER.match(text[start + len(span) :]):
+            # "ten years ago today", "a month ago to the day": that very day
+            anniversary = _to_the_day(ago.group(1), ago.group(2), said_at.date())
+            if anniversary is not None:
+                return Mention(span, anniversary, anniversary, "day")
         return self.resolve(span, said_at, is_future(clause), _past_on(text, start, span, clause))
 
     def resolve(
@@ -354,6 +369,12 @@ class When:
         if _COMING_DAY.match(phrase):  # "this coming Friday": the next one
             phrase, future = phrase.replace("this coming", "this", 1), True
         today = said_at.date()
+        if _HOURS_AGO.match(phrase):
+            # "an hour ago", "ten minutes ago": the day it was then
+            count = _count(phrase.rsplit(" ", 2)[0]) or 1
+            hours = count if re.search(r"\bhours?\b", phrase) else 0
+            day = (said_at - timedelta(hours=hours)).date()
+            return Mention(span, day, day, "day")
         ranged = _RANGE.match(phrase)
         if ranged and not _AGO.match(phrase):
             # "the 2nd to the 9th of October": the start, with the end's month and year.
@@ -412,6 +433,11 @@ class When:
                 return _shifted(span, today, "month", 12 * count + 6)
             if count:
                 return _shifted(span, today, "week", round((30 * count + 15) / 7))
+        if m := _HALF_AGO.match(phrase):
+            # "half a year ago": six months back; "half a month ago": two weeks
+            if m.group(1) == "year":
+                return _shifted(span, today, "month", 6)
+            return _shifted(span, today, "week", 2)
         if m := _OR_TWO.match(phrase):
             # "a day or two ago": the two days before today (or the two weeks)
             length = 1 if m.group(1) == "day" else 7
@@ -434,8 +460,6 @@ class When:
             step = {"last": -1, "past": -1, "this": 0, "next": 1, "coming": 1}[which]
             if unit == "weekend":
                 saturday = today + timedelta(days=(5 - today.weekday()) % 7 + 7 * step)
-                if step == -1 and (today - saturday).days >= 7:
-                    saturday += timedelta(days=7)
                 if step == -1 and today.weekday() == 6:
                     saturday -= timedelta(days=7)  # said on a Sunday: not this one
                 if step == 0 and today.weekday() == 6:
@@ -443,6 +467,17 @@ class When:
                 return Mention(span, saturday, saturday + timedelta(days=1), "week")
             if unit in _SEASONS:
                 return _season(f"{which} {unit}", span, today, future)
+            if unit in _MONTH_NAMES and (unit != "may" or "May" in span):  # not "this may be"
+                # "last October": the last one before this month; "next March", "this
+                # coming May": the first one after it; "this June": this year's
+                month = _MONTHS[unit]
+                year = today.year
+                if step < 0:
+                    year -= 1 if month >= today.month else 0
+                elif step > 0:
+                    year += 1 if month <= today.month else 0
+                first, last = _month(year, month)
+                return Mention(span, first, last, "month")
         rest = phrase[edge.end() :] if edge else ""
         near_year = re.fullmatch(r"(last|this|next) year", rest)
         if edge and (re.fullmatch(r"\d{4}", rest) or near_year):
@@ -737,6 +772,22 @@ def _add_months(day: date, months: int) -> date:
     return date(index // 12, index % 12 + 1, 1)
 
 
+def _count(words: str) -> int:
+    """A count said in words or digits ("a couple of", "three", "12"); 0 if none."""
+    return COUNTS.get(words) or (int(words) if words.isdigit() else 0)
+
+
+def _to_the_day(words: str, unit: str, today: date) -> date | None:
+    """The day ``words`` of ``unit`` before ``today``, to the day ("ten years ago today")."""
+    count = _count(words)
+    if not count:
+        return None
+    if unit in ("day", "week", "fortnight"):
+        return today - timedelta(days=count * {"day": 1, "week": 7, "fortnight": 14}[unit])
+    months = count * (12 if unit == "year" else 1)
+    return _on(today.year, today.month - months, today.day)
+
+
 def _shifted(span: str, today: date, unit: str, count: int) -> Mention:
     if unit == "day":
         day = today - timedelta(days=count)
@@ -792,7 +843,12 @@ _TIME_WORD = re.compile(
 _NAMED_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
 
 _PATTERN = re.compile(
-    r"\b(?:this\s+past\s+weekend|this\s+time\s+last\s+year|(?:at|over|on)\s+the\s+weekend"
+    r"\b(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:to|through|until|till|-|\u2013)\s+the\s+\d{1,2}"
+    r"(?:st|nd|rd|th)\s+of\s+[A-Z][a-z]+(?:,?\s+\d{4})?"
+    r"|half\s+an?\s+(?:year|month)\s+ago"
+    r"|(?:an?|\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several)"
+    r"\s+(?:hour|minute|min)s?\s+ago"
+    r"|this\s+past\s+weekend|this\s+time\s+last\s+year|(?:at|over|on)\s+the\s+weekend"
     r"|the\s+week\s+after\s+next|(?:the\s+)?(?:start|beginning|end)\s+of\s+the\s+year"
     r"|(?:the\s+)?end\s+of\s+(?:last|this|next)\s+week|bonfire\s+night"
     r"|(?:\w+|a couple of|a few)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\s+ago"

@@ -175,6 +175,47 @@ def test_what_is_scheduled_or_arranged_is_dated_ahead(
     assert label in [m.label for m in when().mentions(text, TUESDAY, nlp)]
 
 
+MONDAY = datetime(2022, 1, 10, 14, 0, tzinfo=UTC)
+SATURDAY = datetime(2022, 1, 15, 10, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # hours and minutes ago: the day it was then
+        ("An hour ago I got an email from HR.", "2022-01-10"),
+        ("Ten minutes ago the power came back.", "2022-01-10"),
+        # "ago today": that very day, not its year
+        ("Ten years ago today we met.", "2012-01-10"),
+        ("Half a year ago I started therapy.", "2021-07"),
+        # what ends or expires, told in the present, ends ahead
+        ("My lease ends at the end of March.", "2022-03"),
+        # a range of days names the month once, at its end
+        ("We'll be in Rome from the 3rd to the 7th of March.", "2022-03-03"),
+        # "last <month>": the last one before this month; "next <month>": the next after it
+        ("We adopted Luna last October.", "2021-10"),
+        ("I've been going to therapy since last January.", "2021-01"),
+        ("We go to Lisbon next January.", "2023-01"),
+        # "I have a … on <day>": arranged, so the coming one
+        ("I have a job interview on Wednesday, wish me luck!", "2022-01-12"),
+        # said on a Saturday, "last weekend" is the one before, not the one under way
+        ("We took the kids to the zoo last weekend.", None),
+    ],
+)
+def test_hours_ago_to_the_day_half_a_year_an_end_ahead_and_a_range_of_days(
+    nlp: Parse | None, text: str, label: str | None
+) -> None:
+    said, label = (SATURDAY, "2022-01-08..2022-01-09") if label is None else (MONDAY, label)
+    assert label in [m.label for m in when().mentions(text, said, nlp)]
+
+
+def test_this_may_be_is_no_month_and_a_short_month_needs_its_full_name(
+    nlp: Parse | None,
+) -> None:
+    for text in ("I think this may be the best option.", "this mar is odd"):
+        assert when().mentions(text, MONDAY, nlp) == []
+
+
 def test_this_past_sunday_is_the_last_one() -> None:
     if _nlp() is None:
         pytest.skip("spaCy's English pipeline is not installed")

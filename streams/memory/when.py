@@ -180,6 +180,8 @@ _HOLIDAYS = {
     "valentines day": (2, 14), "st patrick's day": (3, 17), "st. patrick's day": (3, 17),
     "paddy's day": (3, 17), "patrick's day": (3, 17), "halloween": (10, 31),
     "christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25),
+    "xmas": (12, 25), "xmas day": (12, 25), "xmas eve": (12, 24), "valentine's": (2, 14),
+    "valentines": (2, 14),
     "boxing day": (12, 26), "st stephen's day": (12, 26), "st. stephen's day": (12, 26),
     "stephen's day": (12, 26), "new year's eve": (12, 31), "new years eve": (12, 31),
     "independence day": (7, 4), "fourth of july": (7, 4), "bonfire night": (11, 5),
@@ -192,13 +194,16 @@ _FUTURE = re.compile(
     r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?!\w+ed\b)\w+ing"
     r"|(?:i|we|you|they)\s+have\s+(?:a|an|my|our|your|their)\s+\w+(?:\s+\w+)?\s+(?:on|at|this|next)"
-    r"|(?:'s|is|are|'re)\s+on|(?:starts|begins|opens|leaves|arrives|lands|kicks off|ends|expires"
+    r"|(?:'s|is|are|'re)\s+(?:on|in\s+(?:january|february|march|april|may|june|july|august"
+    r"|september|october|november|december|the\s+(?:spring|summer|autumn|fall|winter)))"
+    r"|(?:starts|begins|opens|leaves|arrives|lands|kicks off|ends|expires"
     r"|closes|finishes|renews))\b",
     re.I,
 )
 """Words of a sentence about what is to come ("I'm flying up on the Friday"); a dated
 thing told in the present is scheduled ("It's on the 27th of October", "She starts on
-the 13th")."""
+the 13th", "the wedding's in May", "my lease ends in March", "I have a job interview on
+Monday")."""
 _PAST = re.compile(
     r"\b(?:was|were|did|had|took|went|got|came|began|bought|left|made|met|said|told|saw"
     r"|found|gave|ran|sold|won|lost|spent|brought|thought|felt|heard|kept|sent|flew|rang|sang"
@@ -631,7 +636,7 @@ def holiday(phrase: str, today: date, future: bool) -> date | None:
     nearest ``today``; ``last``/``next`` pick the one before or after."""
     from dateutil.easter import easter
 
-    name = re.sub(r"^(?:last|next|this)\s+", "", phrase)
+    name = re.sub(r"^(?:last|next|this)\s+", "", phrase).replace("x-mas", "xmas")
     if name in _HOLIDAYS:
         month, day = _HOLIDAYS[name]
 
@@ -831,7 +836,7 @@ _TIME_WORD = re.compile(
     r"|year|spring|summer|autumn|fall|winter|early|mid|late|\d{4}|\d{1,2}(?:st|nd|rd|th)"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|jan(?:uary)?|feb(?:ruary)?|march|april|may"
     r"|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
-    r"|valentine'?s|christmas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day"
+    r"|valentine'?s|christmas|x-?mas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day"
     r"|fortnight|stephen'?s|thanksgiving|from now|bonfire night|(?:day|week|month|year)s\s+back"
     r"|(?-i:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)|(?<=['\u2019])\d{2}"
     r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
@@ -893,7 +898,8 @@ _PATTERN = re.compile(
     r"|September|October|November|December)(?:\s+\d{4})?"
     r"|(?:valentine'?s|new year'?s|christmas|boxing|(?:st\.? )?patrick'?s|paddy'?s)"
     r"(?:\s+(?:day|eve))?"
-    r"|christmas|halloween|thanksgiving|easter(?:\s+(?:sunday|monday))?|good friday"
+    r"|(?:x-?mas|christmas)(?:\s+(?:day|eve))?|halloween|thanksgiving"
+    r"|easter(?:\s+(?:sunday|monday))?|good friday"
     r"|(?:in|during|over)\s+the\s+(?:spring|summer|autumn|fall|winter)(?:\s+of\s+\d{4})?"
     r"|(?:in\s+)?(?:a|one|two|three|four|five|six|a couple of|a few|\d+)\s+"
     r"(?:days?|weeks?|months?|years?)\s+from\s+(?:now|today))\b",

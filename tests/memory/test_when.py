@@ -198,6 +198,11 @@ SATURDAY = datetime(2022, 1, 15, 10, 0, tzinfo=UTC)
         ("We go to Lisbon next January.", "2023-01"),
         # "I have a … on <day>": arranged, so the coming one
         ("I have a job interview on Wednesday, wish me luck!", "2022-01-12"),
+        # Xmas, a bare Valentine's, and a month a present-tense clause is "in" is ahead
+        ("We had snow last Xmas.", "2021-12-25"),
+        ("We had a quiet X-mas.", "2021-12-25"),
+        ("We stayed in for Valentine's.", "2021-02-14"),
+        ("The wedding's in May.", "2022-05"),
         # said on a Saturday, "last weekend" is the one before, not the one under way
         ("We took the kids to the zoo last weekend.", None),
     ],

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import calendar
 import contextlib
+import dataclasses
 import functools
 import itertools
 import re
@@ -98,7 +99,9 @@ COUNTS = {"a": 1, "an": 1, "one": 1, "a couple of": 2, "a couple": 2, "couple of
            "two": 2, "a few": 3, "few": 3, "three": 3, "several": 4, "four": 4, "five": 5,
            "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
 
-_LEAD = re.compile(r"^(?:the|on|in|at|from|by|since|until|till|around|about|during|over|of|for)\s+")
+_LEAD = re.compile(
+    r"^(?:the|on|in|at|from|by|since|until|till|around|about|during|over|of|for|between)\s+"
+)
 _EDGE = re.compile(
     r"^(early|mid|middle of|late|the end of|end of|the start of|start of|the beginning of"
     r"|beginning of)[\s-]+"
@@ -151,10 +154,37 @@ _NTH_WEEK = {"first": 0, "second": 1, "third": 2, "fourth": 3, "last": -1, "fina
 _WEEK_OF_MONTH = re.compile(
     r"^(first|second|third|fourth|last|final)\s+week\s+(?:of|in)\s+([a-z]+)(?:,?\s+(\d{4}))?$"
 )
-_SEASON_OF = re.compile(r"^(spring|summer|autumn|fall|winter)\s+(?:of\s+)?(\d{4})$")
+_SEASON_OF = re.compile(r"^(spring|summer|autumn|fall|winter)\s+(?:of\s+)?(\d{4}|'\d{2})$")
+_IN_THE = re.compile(r"^(earlier|later) in the (week|month|year)$")
+_JUST_GONE = re.compile(r"^\s+just\s+(?:gone|past)\b", re.I)
 _COMING_DAY = re.compile(rf"^this coming\s+{_DAY_NAME}$")
 _EDGE_OF_MONTH = re.compile(r"^(last|this|next|the)\s+month$")
-_AROUND_HOLIDAY = re.compile(r"^(day|week) (before|after) (.+)$")
+_COUNT_WORDS = (
+    r"a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|couple of|\d+"
+)
+_ANCHORED = re.compile(
+    rf"^(?:({_COUNT_WORDS})\s+(day|night|week)s?|(day|night|week|weekend|{_DAY_NAME[1:-1]}))"
+    r"\s+(before|after)\s+(.+)$"
+)
+"""A time told from a day named after it ("the day after June 1st", "the Friday before 2
+June", "two days after Christmas", "the week before the 9th")."""
+_MONTH_WORD = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November"
+    r"|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?"
+)
+_ANCHOR_DAY = (
+    rf"(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_WORD}(?:,?\s+\d{{4}})?"
+    rf"|{_MONTH_WORD}\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s+\d{{4}})?"
+    r"|the\s+\d{1,2}(?:st|nd|rd|th)|\d{4}-\d{2}-\d{2}|yesterday|tomorrow"
+    r"|(?:christmas|x-?mas)(?:\s+(?:day|eve))?|boxing\s+day|new\s+year'?s(?:\s+(?:day|eve))?"
+    r"|easter(?:\s+(?:sunday|monday))?|good\s+friday|halloween|valentine'?s(?:\s+day)?"
+    r"|thanksgiving|(?:st\.?\s+)?(?:patrick|stephen)'?s\s+day|bonfire\s+night)"
+)
+_ANCHORED_SPAN = (
+    rf"(?:the\s+)?(?:(?:{_COUNT_WORDS})\s+(?:days?|nights?|weeks?)|day|night|week|weekend"
+    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?:before|after)\s+{_ANCHOR_DAY}"
+)
+_FIRST_LAST_DAY = re.compile(r"^(first|last) day of ([a-z]+)(?:,? (\d{4}))?$")
 _LATER = re.compile(
     r"\b(?:(a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|\d+)\s+"
     r"(day|week|month|year)s?\s+later|the\s+next\s+(?:day|morning|afternoon|evening|night)"
@@ -165,7 +195,7 @@ _LATER = re.compile(
 )
 """A time told from the one said before it in the same text ("we got there on Friday and
 the next day we hiked", "two days later"): read from that one, never from the day said."""
-_RANGE = re.compile(r"^(.+?)\s+(?:to|through|until|till|-|\u2013)\s+(.+)$")
+_RANGE = re.compile(r"^(.+?)\s+(?:to|through|until|till|and(?! a half)|-|\u2013)\s+(.+)$")
 _DURATION = re.compile(
     r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|\d+)"
     r"\s+(?:day|week|month|year|hour|minute)s?$"
@@ -351,6 +381,10 @@ class When:
                 unit, count = "week", 2 * count
             if count:
                 return _shifted(span, said_at.date(), unit, -count)
+        if _JUST_GONE.match(text[start + len(span) :]) and re.match(r"(?i)this\s", span):
+            # "this Sunday just gone": the last one
+            gone = self.resolve("last " + span[5:], said_at)
+            return None if gone is None else dataclasses.replace(gone, text=span)
         ago = _AGO.match(_clean(span))
         if ago and _TODAY_AFTER.match(text[start + len(span) :]):
             # "ten years ago today", "a month ago to the day": that very day
@@ -380,6 +414,10 @@ class When:
             hours = count if re.search(r"\bhours?\b", phrase) else 0
             day = (said_at - timedelta(hours=hours)).date()
             return Mention(span, day, day, "day")
+        if (anchored := _ANCHORED.match(phrase)) and (
+            anchor := self.resolve(anchored.group(5), said_at, future, past)
+        ):
+            return _from_anchor(span, anchored, anchor)
         ranged = _RANGE.match(phrase)
         if ranged and not _AGO.match(phrase):
             # "the 2nd to the 9th of October": the start, with the end's month and year.
@@ -501,8 +539,11 @@ class When:
             start = last_of - timedelta(days=6) if n < 0 else first_of + timedelta(days=7 * n)
             return Mention(span, start, min(start + timedelta(days=6), last_of), "week")
         if m := _SEASON_OF.match(phrase):
-            # "the summer of 2021"
-            start = date(int(m.group(2)), _SEASONS[m.group(1)], 1)
+            # "the summer of 2021", "the summer of '21" (the last year ending so)
+            year = int(m.group(2).lstrip("'"))
+            if year < 100:
+                year += 2000 - (100 if 2000 + year > today.year else 0)
+            start = date(year, _SEASONS[m.group(1)], 1)
             return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
         if m := _UNITS_AGO.match(phrase):
             # "three weekends ago", "two summers ago"
@@ -535,14 +576,23 @@ class When:
         fixed = holiday(phrase, today, future)
         if fixed is not None:
             return Mention(span, fixed, fixed, "day")
-        if (m := _AROUND_HOLIDAY.match(phrase)) and (fixed := holiday(m[3], today, future)):
-            # "the day after Boxing Day", "the week before Christmas" (its seven days)
-            sign = -1 if m[2] == "before" else 1
-            if m[1] == "day":
-                day = fixed + timedelta(days=sign)
-                return Mention(span, day, day, "day")
-            first, last = sorted((fixed + timedelta(days=sign), fixed + timedelta(days=7 * sign)))
-            return Mention(span, first, last, "week")
+        if m := _IN_THE.match(phrase):
+            # "earlier in the week", "later in the month": this one
+            unit = m.group(2)
+            if unit == "week":
+                first, last = week_of(today)
+                return Mention(span, first, last, "week")
+            if unit == "month":
+                first, last = _month(today.year, today.month)
+                return Mention(span, first, last, "month")
+            return Mention(span, date(today.year, 1, 1), date(today.year, 12, 31), "year")
+        if (m := _FIRST_LAST_DAY.match(phrase)) and m.group(2) in _MONTHS:
+            # "the last day of May": that day
+            month = _MONTHS[m.group(2)]
+            year = int(m.group(3)) if m.group(3) else _year_of_month(month, today, future)
+            first, last = _month(year, month)
+            edge_day = first if m.group(1) == "first" else last
+            return Mention(span, edge_day, edge_day, "day")
         if m := _BEFORE_LAST.match(phrase):
             unit = m.group(1)
             if unit in _WEEKDAYS or unit == "weekend":
@@ -665,7 +715,8 @@ def holiday(phrase: str, today: date, future: bool) -> date | None:
 
 
 _WEEKDAY_BEFORE_DATE = re.compile(
-    r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?=(?:the\s+)?\d|[a-z]+\s+\d)"
+    r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?!before\b|after\b)"
+    r"(?=(?:the\s+)?\d|[a-z]+\s+\d)"
 )
 _SUFFIX = {1: "st", 2: "nd", 3: "rd"}
 _ORDINAL_WORDS = {
@@ -741,6 +792,37 @@ def _later(later: re.Match[str], anchor: Mention) -> Mention:
         return Mention(later.group(0), day, day, "day")
     unit = words[-1] if words[-1] in ("week", "month", "year") else "day"
     return _shifted(later.group(0), anchor.start, unit, -1)
+
+
+def _from_anchor(span: str, m: re.Match[str], anchor: Mention) -> Mention | None:
+    """ "the day after June 1st", "two days before Christmas", "the week before the 9th",
+    "the Friday before 2 June", "the weekend after the 20th": told from the day named
+    (``anchor``), which must be a day."""
+    if anchor.granularity != "day":
+        return None
+    sign = -1 if m.group(4) == "before" else 1
+    day = anchor.start
+    count = _count(m.group(1)) if m.group(1) else 1
+    unit = m.group(2) or m.group(3)
+    if unit in ("day", "night"):
+        shifted = day + timedelta(days=sign * count)
+        return Mention(span, shifted, shifted, "day")
+    if unit == "week" and not m.group(1):
+        # "the week before X": the seven days before it (or after)
+        first, last = sorted((day + timedelta(days=sign), day + timedelta(days=7 * sign)))
+        return Mention(span, first, last, "week")
+    if unit == "week":
+        first, last = week_of(day + timedelta(days=7 * sign * count))
+        return Mention(span, first, last, "week")
+    weekday = 5 if unit == "weekend" else _WEEKDAYS.index(unit)
+    if sign < 0:
+        then = day - timedelta(days=(day.weekday() - weekday - 1) % 7 + 1)
+        then -= timedelta(days=7 if unit == "weekend" and day.weekday() == 6 else 0)
+    else:
+        then = day + timedelta(days=(weekday - day.weekday() - 1) % 7 + 1)
+    if unit == "weekend":
+        return Mention(span, then, then + timedelta(days=1), "week")
+    return Mention(span, then, then, "day")
 
 
 def _nth_weekday(m: re.Match[str], span: str, today: date, future: bool, past: bool) -> Mention:
@@ -848,7 +930,15 @@ _TIME_WORD = re.compile(
 _NAMED_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
 
 _PATTERN = re.compile(
-    r"\b(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:to|through|until|till|-|\u2013)\s+the\s+\d{1,2}"
+    rf"\b(?:{_ANCHORED_SPAN}"
+    r"|(?:the\s+)?(?:first|last)\s+day\s+of\s+(?:January|February|March|April|May|June|July"
+    r"|August|September|October|November|December)(?:,?\s+\d{4})?"
+    r"|(?:the\s+)?(?:start|beginning|end|middle)\s+of\s+\d{4}"
+    r"|(?:earlier|later)\s+in\s+the\s+(?:week|month|year)"
+    r"|(?:the\s+)?(?:spring|summer|autumn|fall|winter)\s+of\s+['\u2019]\d{2}"
+    r"|between\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+and\s+the\s+\d{1,2}"
+    r"(?:st|nd|rd|th)\s+of\s+[A-Z][a-z]+(?:,?\s+\d{4})?"
+    r"|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:to|through|until|till|-|\u2013)\s+the\s+\d{1,2}"
     r"(?:st|nd|rd|th)\s+of\s+[A-Z][a-z]+(?:,?\s+\d{4})?"
     r"|half\s+an?\s+(?:year|month)\s+ago"
     r"|(?:an?|\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several)"
@@ -900,7 +990,8 @@ _PATTERN = re.compile(
     r"(?:\s+(?:day|eve))?"
     r"|(?:x-?mas|christmas)(?:\s+(?:day|eve))?|halloween|thanksgiving"
     r"|easter(?:\s+(?:sunday|monday))?|good friday"
-    r"|(?:in|during|over)\s+the\s+(?:spring|summer|autumn|fall|winter)(?:\s+of\s+\d{4})?"
+    r"|(?:in|during|over)\s+the\s+(?:spring|summer|autumn|fall|winter)"
+    r"(?:\s+of\s+(?:\d{4}|['\u2019]\d{2}))?"
     r"|(?:in\s+)?(?:a|one|two|three|four|five|six|a couple of|a few|\d+)\s+"
     r"(?:days?|weeks?|months?|years?)\s+from\s+(?:now|today))\b",
     re.I,

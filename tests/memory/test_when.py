@@ -214,6 +214,42 @@ def test_hours_ago_to_the_day_half_a_year_an_end_ahead_and_a_range_of_days(
     assert label in [m.label for m in when().mentions(text, said, nlp)]
 
 
+TUESDAY_JUNE = datetime(2023, 6, 13, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # a time told from a day named after it
+        ("We left the day after June 1st.", "2023-06-02"),
+        ("I flew out the day before 20 May.", "2023-05-19"),
+        ("The week before June 9 I was in Leeds.", "2023-06-02..2023-06-08"),
+        ("I got the call the Friday before 2 June.", "2023-05-26"),
+        ("I started the weekend after the 20th of May.", "2023-05-27..2023-05-28"),
+        ("Two days after Christmas we drove north.", "2022-12-27"),
+        ("We left the day after Boxing Day.", "2022-12-27"),
+        # and the rest of a set written before the reader was run on it
+        ("I stayed there between the 4th and the 8th of April.", "2023-04-04"),
+        ("We met on the last day of May.", "2023-05-31"),
+        ("I posted the letter earlier in the week.", "2023-06-12..2023-06-18"),
+        ("This Sunday just gone we had a barbecue.", "2023-06-11"),
+        ("In the summer of '21 we went to Greece.", "2021-06-01..2021-08-31"),
+        ("At the start of 2022 I got a dog.", "2022-01-01..2022-04-30"),
+    ],
+)
+def test_a_day_before_or_after_a_named_day_and_other_forms_from_a_fifth_set(
+    nlp: Parse | None, text: str, label: str
+) -> None:
+    assert label in [m.label for m in when().mentions(text, TUESDAY_JUNE, nlp)]
+
+
+def test_the_day_before_yesterday_and_the_friday_before_last_still_read_as_before(
+    nlp: Parse | None,
+) -> None:
+    said = when().mentions("The day before yesterday, not the Friday before last.", MONDAY, nlp)
+    assert [m.label for m in said] == ["2022-01-08", "2021-12-31"]
+
+
 def test_this_may_be_is_no_month_and_a_short_month_needs_its_full_name(
     nlp: Parse | None,
 ) -> None:

@@ -22,6 +22,7 @@ from streams.memory.learned import Context, Reading, read, shipped_model
 from streams.memory.names import FIRST_NAMES
 from streams.memory.statements import (
     CHANGE,
+    NEGATED,
     RELATIONS,
     SINGLE_VALUED,
     Scope,
@@ -155,15 +156,21 @@ def speaker_of(context: dict[str, Any]) -> str:
     named = named_speaker(context)
     if named is not None:
         return named
+    candidates = (context.get("speaker"), metadata.get("user_name"), metadata.get("user_id"))
+    known = next((v.strip() for v in candidates if isinstance(v, str) and v.strip()), None)
     for role, text in lines(context):
         if role == "user":
             name = introduced_name(text)
             if name:
-                return name
-    for value in (context.get("speaker"), metadata.get("user_name"), metadata.get("user_id")):
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return "user"
+                # "I'm Sam" from Sam O'Neill: the full name known already
+                return known if known is not None and _part_of(name, known) else name
+    return known or "user"
+
+
+def _part_of(name: str, full: str) -> bool:
+    """Whether ``name`` is the first words of ``full`` ("Sam" of "Sam O'Neill")."""
+    words, whole = name.casefold().split(), full.casefold().split()
+    return len(words) < len(whole) and whole[: len(words)] == words
 
 
 def extract_local(context: dict[str, Any]) -> ExtractionOutput:
@@ -504,7 +511,23 @@ def _readings(
             relation == r.relation and (obj in r.object.casefold() or r.object.casefold() in obj)
             for relation, obj in said
         )
+        and not _denied(r)
     ]
+
+
+_CLAUSE = re.compile(r"[,;:\u2014\u2013]|\s-\s|\b(?:and|but|so|because)\b", re.I)
+
+
+def _denied(reading: Reading) -> bool:
+    """Whether the clause holding a reading's value denies it ("I no longer work at
+    Vossberg", "we don't use Slack"): such a value is not held, unless the sentence goes
+    on to name who holds it now ("I'm not the fleet manager anymore, Jordan Pike is")."""
+    sentence = reading.span.sent
+    text = sentence.doc.text
+    before = text[sentence.start_char : reading.span.start_char]
+    after = text[reading.span.end_char : sentence.end_char]
+    first = reading.subject.split()[0] if reading.subject.split() else reading.subject
+    return bool(NEGATED.search(_CLAUSE.split(before)[-1])) and first not in after
 
 
 def _rank(confidence: str) -> int:

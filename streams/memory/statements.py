@@ -69,7 +69,7 @@ _A = r"(?:an? |the |our |my )?"
 _NEW = r"(?:new |current |updated |work |personal |main |primary |mobile |cell |direct )*"
 
 _SENTENCE_SKIP = re.compile(r"(?i)^\s*(?:if|suppose|imagine|in case|what if|when i|should i|could i|can i|do you|does|is there|are there|would|will you|can you|could you)\b")  # fmt: skip
-_NEGATED = re.compile(r"(?i)\b(?:not|never|no longer)\b|n't\b")
+NEGATED = re.compile(r"(?i)\b(?:not|never|no longer)\b|n't\b")
 CHANGE = re.compile(r"(?i)\b(?:now|moved|relocated|switched|changed|replaced|instead|new|no longer|upgraded|downgraded|as of|from now on|left|joined|migrated|started)\b")  # fmt: skip
 
 
@@ -312,7 +312,8 @@ so that "we" in the rest of a sentence knows its organisation."""
 _REPLACED = re.compile(
     r"(?i:instead of|rather than|from|off|out of|away from|replaced|replacing|dropped|dropping|"
     r"ditched|ditching|closed|leaving|left|swapped|swapping|retired|retiring|"
-    r"no longer (?:at|with|on|use|using))\s+(?:the |our |my )?"
+    r"no longer (?:at|with|on|use|using|(?:work|working|based|living|live) (?:at|for|with|in)))"
+    r"\s+(?:the |our |my )?"
     rf"(?P<old>{_NAME_WORD}(?: {_NAME_WORD})?|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\+?\d[\d ()-]{{5,}}\d)"
 )
 
@@ -784,7 +785,7 @@ def statements(
                 before = sentence[
                     max(0, m.start() - 12) : m.start() + 1 + (m.start("obj") - m.start())
                 ]
-                if _NEGATED.search(before) and "no longer" not in before:
+                if NEGATED.search(before) and "no longer" not in before:
                     continue
                 value = _clean(m.group("obj"))
                 if value.casefold() in ("he", "she"):
@@ -929,7 +930,7 @@ def _contacts(
             if relation == "phone" and sum(ch.isdigit() for ch in m.group("obj")) < 7:
                 continue
             before = sentence[: m.start("obj")]
-            if _NEGATED.search(before) and "no longer" not in before:
+            if NEGATED.search(before) and "no longer" not in before:
                 continue
             owner: str | None = None
             for cue in _CUE.finditer(before):

@@ -72,6 +72,25 @@ def test_the_speaker_is_the_introduced_name_else_the_metadata_else_user() -> Non
     assert speaker_of({"content": "User: hi"}) == "user"
 
 
+def test_an_introduced_first_name_is_the_full_name_already_known() -> None:
+    said = {"content": "User: I'm Sam, I run a bakery.", "metadata": {"user_name": "Sam O'Neill"}}
+    assert speaker_of(said) == "Sam O'Neill"
+    other = {"content": "User: I'm Sam, I run a bakery.", "metadata": {"user_name": "Ann Lee"}}
+    assert speaker_of(other) == "Sam"
+
+
+@pytest.mark.skipif(not nlp_available(), reason="spaCy's English pipeline is not installed")
+def test_a_value_its_clause_denies_is_not_held_and_no_longer_names_the_old_one() -> None:
+    out = extract_local(
+        {
+            "content": "User: I no longer work at Vossberg, I joined Kranich Labs in April.",
+            "metadata": {"user_name": "Anika Bauer"},
+        }
+    )
+    related = {(r.source, r.relation, r.target, r.replaces) for r in out.relationships}
+    assert related == {("Anika Bauer", "works_at", "Kranich Labs", "Vossberg")}
+
+
 def test_the_local_extractor_relates_the_speaker_across_an_episode_without_metadata() -> None:
     out = extract_local(
         {

@@ -58,7 +58,8 @@ SINGLE_VALUED = (
 of", "switched from X to Y")."""
 
 
-_NAME_WORD = r"[A-Z][\w&'.-]*[\w&]"
+_NAME_WORD = r"(?:[A-Z]|[ie](?=[A-Z]))[\w&'.-]*[\w&]"
+"""A capitalised word of a name, or one spelled "iPhone", "eBay"."""
 _NAME = rf"(?P<obj>{_NAME_WORD}(?:\s(?:of|de|la|van|von|du|&)\s{_NAME_WORD}|\s{_NAME_WORD}){{0,5}})"
 _EMAIL = r"(?P<obj>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
 _PHONE = r"(?P<obj>\+?\d[\d ()-]{5,18}\d)"
@@ -111,7 +112,11 @@ _ROLE = (
     rf"(?!new\b|our\b|the\b|my\b|their\b)[a-z]+) ){{0,3}}{_ROLE_HEAD})\b"
 )
 _ARTICLE = r"(?:the |a |an |our |my |their |his |her )?(?:new |current )?"
-_PLACE = rf"(?P<obj>{_PWORD}(?: {_PWORD}){{0,2}})"
+_PLACE = (
+    rf"(?P<obj>{_PWORD}(?: {_PWORD}){{0,2}})\b"
+    rf"(?!(?: {_PWORD})* (?:plan|tier|package|subscription|edition|version|licen[cs]e|bundle)\b)"
+)
+"""A place; not a plan or an edition ("moved up to the Enterprise plan")."""
 _LIVE_VERB = (
     r"(?:live|lives|living|reside|resides|based|moved|relocated|relocating|transferred|"
     r"working|works|work)(?: remotely| full-time| permanently)?(?: up| down| over| back| out)?"
@@ -154,6 +159,8 @@ _LANGUAGES = (
 )
 _MONEY = (
     r"(?P<obj>(?:[A-Z]{3} ?|[$€£¥₹])\s?\d[\d,.]*(?: ?(?:million|thousand|k|m|bn))?"
+    r"(?: (?:a|per) (?:month|year|week|head|person))?"
+    r"|\d[\d,.]*(?: ?(?:million|thousand|k|m|bn))? (?:pounds|dollars|euros|quid|bucks|GBP|USD|EUR)"
     r"(?: (?:a|per) (?:month|year|week|head|person))?)"
 )
 
@@ -200,9 +207,12 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("uses", rf"(?i:replaced) {_NAME_WORD}(?: {_NAME_WORD})? with {_NAME}", "we"),
     _p("uses", rf"(?:{_I}|{_WE}) {_NOW}(?:use|uses|are using|am using|'re using|rely on|run on|run|have been using) {_NAME}", "we"),
     _p("uses", rf"(?:everything is|we're all|we are all|it's all) (?:now )?on {_NAME}", "we"),
-    _p("uses", rf"(?i:(?:our|my)) {_NEW}(?:[a-z]+ ){{0,2}}(?:tool|platform|provider|system|warehouse|crm|stack|software|processor|gateway|host|database|app|router|laptop|phone|bank) is {_NOW}{_NAME}", "we"),
+    _p("uses", rf"(?:everything(?:'s| is)|it's all|it is all) (?:on |in )?{_NAME}(?= now\b)", "we"),
+    _p("uses", rf"(?i:(?:our|my)) {_NEW}(?:[a-z]+ ){{0,2}}(?:tool|platform|provider|system|warehouse|crm|stack|software|processor|gateway|host|database|app|router|laptop|phone|bank|watch|smartwatch|tablet|mobile|computer|car|camera|printer|headset|console) is {_NOW}(?:an? )?{_NAME}(?P<model> \d{{1,3}}\b(?![,.]\d))?", "we"),
     _p("team_size", rf"{_WE} {_NOW}(?:have|are|'re|are now|'ve got|have got)? ?(?:a team of |a company of |about |around |roughly )?{_NUMBER} (?:people|engineers|developers|staff|employees|users|members|agents|seats|of us)", "we"),
     _p("team_size", rf"(?i:(?:team|company|headcount)) (?:is|has grown to|grew to|is now|went down to|shrank to|of) {_NOW}{_NUMBER}", "we"),
+    _p("team_size", rf"{_WE} {_NOW}(?:are|'re) (?:now )?(?:a team of|a company of|a staff of) {_NUMBER}\b", "we"),
+    _p("team_size", rf"{_WE}(?:'ve| have) {_NOW}(?:grown|shrunk|gone (?:up|down)) to {_NUMBER} (?:people|staff|employees|engineers|of us)\b", "we"),
     _p("prefers", rf"{_I} (?:would |'d )?(?:prefer|like) (?:to be contacted |to hear from you |contact )?(?:by |via |over )(?P<obj>e-?mail|phone|text|sms|whatsapp|post|chat|slack)", "speaker"),
     _p("prefers", r"(?i:please) (?:only )?(?:contact|reach|message) me (?:by|via|over|on) (?P<obj>e-?mail|phone|text|sms|whatsapp|post|chat|slack)", "speaker"),
     _p("prefers", rf"{_I} (?:would |'d )?prefer {_A}(?P<obj>(?:morning|afternoon|evening|weekend|weekday|early|late) (?:appointments|slots|calls|meetings|deliveries))", "speaker"),
@@ -225,7 +235,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("language", rf"(?P<obj>{_LANGUAGES}) is {_POSS} (?:first |native |preferred |main )?language", "who"),
     _p("language", rf"\bI (?:would |'d )?(?:prefer|speak|read|want [\w ]{{0,30}} in) (?P<obj>{_LANGUAGES})\b", "speaker"),
     _p("budget", rf"{_POSS} (?:[a-z]+ )?budget (?:is|of|for [\w ]{{1,30}} is)(?: now)?(?: about| around| roughly| up to)? {_MONEY}", "who"),
-    _p("budget", rf"(?:[Bb]udget\b[\w ,]{{0,40}}? (?:is|of|at)|we've got|we have|covering|topped [\w ]{{0,20}}up to|bumped [\w ]{{0,20}}up to)(?: now)?(?:,? (?:about|around|roughly|up to|tight))*,? {_MONEY}", "we"),
+    _p("budget", rf"(?:[Bb]udget\b[\w ,]{{0,40}}? (?:is|of|at)|we've got|we have|covering|topped [\w ]{{0,20}}up to|bumped [\w ]{{0,20}}up to|(?:cut|reduced|raised|increased|trimmed) (?:the |our )?budget to|budget (?:was |has been |got )?(?:cut|reduced|raised|increased|trimmed) to)(?: now)?(?:,? (?:about|around|roughly|up to|tight))*,? {_MONEY}", "we"),
     # roles, with whom they belong to
     _p("role", rf"\bI'?m {_NOW}{_ARTICLE}{_ROLE}(?= (?:at|for|with|of|in|here|there)\b|[,.;!]|$)", "speaker"),
     _p("role", rf"\bI(?: was| got|'ve been| have been|'ve| have)? (?:promoted|stepped up|moved up) (?:to|as) {_ARTICLE}{_ROLE}", "speaker"),
@@ -237,7 +247,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("role", rf"\b(?P<org>{_PWORD}(?: {_PWORD}){{0,3}})'s {_NEW}{_ROLE} is {_NOW}(?P<who>{_PERSON})", "who"),
     _p("role", rf"{_WHO} (?:took over|has taken over|takes over|replaced \w+|stepped in) as {_ARTICLE}{_ROLE}", "who"),
     _p("works_at", rf"\bI'?m {_NOW}{_ARTICLE}(?:[\w-]+ ){{0,3}}{_ROLE_HEAD} (?:at|for|with|of) {_NAME}", "speaker"),
-    _p("works_at", rf"(?P<who>{_PERSON}) (?:from|at|with) {_NAME}(?=\s*(?:[,.;!)]|$| and | is | who | has | said| told| here))", "who"),
+    _p("works_at", rf"(?<!replaced )(?<!replacing )(?<!swapped )(?<!switched )(?P<who>{_PERSON}) (?:from|at|with) {_NAME}(?=\s*(?:[,.;!)]|$| and | is | who | has | said| told| here))", "who"),
     _p("works_at", rf"{_WHO} {_NOW}(?:works|worked|is working|'s working) (?:at|for) {_NAME}", "who"),
     _p("works_at", rf"{_WHO} (?:has |'s |have |'ve )?(?:now )?(?:left \S+(?: \S+)? (?:and|to) )?(?:joined|started at|transferred to) {_NAME}", "who"),
     # where people and organisations are
@@ -580,6 +590,8 @@ def _states_nothing(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") or bool(_SENTENCE_SKIP.search(sentence))
 
 
+_SWITCH = re.compile(r"(?i)\b(?:replac|switch|swapp?|migrat)\w*\b")
+"""A tool switched to: a name spaCy calls a person ("Freshdesk") is the tool."""
 _NOT_A_NAME = frozenset(
     {"Dr", "Mr", "Mrs", "Ms", "Miss", "Prof", "Sir", "Dame", "The", "Our", "This", "That", "Also", "Quick", "Please", "Thanks", "Thank", "Hi", "Hello",
      "Hey", "Just", "So", "And", "But", "Then", "Now", "Since", "After", "Before", "Everything",
@@ -787,7 +799,7 @@ def statements(
                 ]
                 if NEGATED.search(before) and "no longer" not in before:
                     continue
-                value = _clean(m.group("obj"))
+                value = _clean(m.group("obj") + (m.groupdict().get("model") or ""))
                 if value.casefold() in ("he", "she"):
                     value = scope.last_person() or ""
                 elif value.casefold() in ("them", "there"):
@@ -857,10 +869,11 @@ def statements(
                     continue  # "my manager, Siobhan Keane": a manager, not a job title
                 if "transferred" in m.group(0) and value in orgs and value not in places:
                     continue  # "transferred to Elmstead General": an employer, not a home
+                switch = _SWITCH.search(m.group(0))  # "replaced Zendesk with Freshdesk"
                 if relation in ("uses", "owns") and (
                     value in places
                     or value in scope.people
-                    or value in found.get("PERSON", [])
+                    or (value in found.get("PERSON", []) and not switch)
                     or value.split()[0] in _NOT_A_NAME
                 ):
                     continue  # fmt: skip

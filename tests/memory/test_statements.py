@@ -36,6 +36,18 @@ def facts(
         ("Our billing contact is Sofia Alvarez.", ("Globex", "billing_contact", "Sofia Alvarez")),
         ("Initech is based in Leeds.", ("Initech", "located_in", "Leeds")),
         ("We're a team of 12 engineers.", ("Globex", "team_size", "12")),
+        # a tenth set, written this session before the extractor was run on it
+        ("We're a team of 14 at the moment.", ("Globex", "team_size", "14")),
+        ("We've grown to 18 people since March.", ("Globex", "team_size", "18")),
+        ("My phone is an iPhone 13.", ("Globex", "uses", "iPhone 13")),
+        ("My watch is a Fitbit Sense.", ("Globex", "uses", "Fitbit Sense")),
+        ("Our budget is about 5,000 pounds a year.", ("Globex", "budget", "5,000 pounds a year")),
+        ("Finance cut the budget to 3,000 pounds, sorry.", ("Globex", "budget", "3,000 pounds")),
+        (
+            "We finished migrating off Azure, it's all Google Cloud now.",
+            ("Globex", "uses", "Google Cloud"),
+        ),
+        ("We've replaced Zendesk with Freshdesk.", ("Globex", "uses", "Freshdesk")),
     ],
 )
 def test_a_plain_statement_becomes_one_normalised_fact(
@@ -55,6 +67,11 @@ def test_a_plain_statement_becomes_one_normalised_fact(
 )
 def test_questions_hypotheticals_and_negations_state_nothing(text: str) -> None:
     assert facts(text) == set()
+
+
+def test_a_plan_moved_up_to_is_no_place_and_a_tool_replaced_is_no_person() -> None:
+    assert not {f for f in facts("We moved up to the Enterprise plan.") if f[1] == "lives_in"}
+    assert not {f for f in facts("We've replaced Zendesk with Freshdesk.") if f[1] == "works_at"}
 
 
 def test_a_switch_names_the_value_it_replaces() -> None:

@@ -92,7 +92,7 @@ _WE = r"(?:\b[Ww]e|\b[Ww]e're|\b[Ww]e are|\b[Ww]ere|\b[Oo]ur (?:team|company|bus
 
 _UPPER = "A-ZÀ-ÖØ-Þ"
 _PWORD = rf"(?!I\b|I'|O'\s|(?:We|They|You|He|She|It|That|There|What|Who)'\w)(?:O'[{_UPPER}]\w+|Mc[{_UPPER}]\w+|[{_UPPER}](?:[\w-]|'(?!s\b))*\w)"
-_PERSON = rf"{_PWORD}(?: (?:de |van |von |da |del |le |bin |al-)?{_PWORD}){{0,2}}"
+_PERSON = rf"(?!(?:HR|IT|PR|QA|UX|UI|R&D|ops|IT's)\b){_PWORD}(?: (?:de |van |von |da |del |le |bin |al-)?{_PWORD}){{0,2}}"
 _WHO = rf"(?P<who>\bI\b|\b[Ww]e\b|\b[Hh]e\b|\b[Ss]he\b|{_PERSON})"
 _POSS = rf"(?P<who>\b[Mm]y|\b[Hh]is|\b[Hh]er|\b[Oo]ur|{_PERSON}'s)"
 _ROLE_HEAD = (
@@ -113,7 +113,7 @@ _ROLE = (
 )
 _ARTICLE = r"(?:the |a |an |our |my |their |his |her )?(?:new |current )?"
 _PLACE = (
-    rf"(?P<obj>{_PWORD}(?: {_PWORD}){{0,2}})\b"
+    rf"(?!(?:HR|IT|PR|QA|UX|UI|R&D)\b)(?P<obj>{_PWORD}(?: {_PWORD}){{0,2}})\b"
     rf"(?!(?: {_PWORD})* (?:plan|tier|package|subscription|edition|version|licen[cs]e|bundle)\b)"
 )
 """A place; not a plan or an edition ("moved up to the Enterprise plan")."""
@@ -171,7 +171,9 @@ _PREF = (
 )
 PATTERNS: tuple[Pattern, ...] = (
     # who the speaker works for, and as what
-    _p("works_at", rf"{_I} {_NOW}(?:work|am working|'m working) (?:at|for|with) {_NAME}", "speaker"),
+    _p("works_at", rf"{_I} {_NOW}(?:work|am working|'m working)(?: (?:in|on) (?:the )?[\w&-]+(?: [\w&-]+)?)? (?:at|for|with) {_NAME}", "speaker"),
+    _p("works_at", rf"\b(?:writing|calling|emailing|messaging|contacting you|getting in touch|here|I'm|I am) on behalf of {_NAME}", "speaker"),
+    _p("works_at", rf"\b[Ww]e(?:'re| are) {_NOW}(?:an? |the )?(?:[\w-]+ ){{0,3}}(?:charity|company|firm|agency|studio|shop|business|startup|practice|clinic|school|non-?profit|organi[sz]ation|bakery|restaurant|caf[eé]|store|consultancy|partnership|co-?op|cooperative|trust|foundation)(?:,| called| named) {_NAME}", "speaker"),
     _p("works_at", rf"{_IM} {_NOW}(?:working|employed) (?:at|for|with|by) {_NAME}", "speaker"),
     _p("works_at", rf"{_I} {_NOW}(?:joined|started at|started working at|moved to work at) {_NAME}", "speaker"),
     _p("works_at", rf"{_IM} {_NOW}(?:with|at|from) {_NAME}(?=\s*(?:[,.;!]|$| as | and | now))", "speaker"),
@@ -208,10 +210,13 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("uses", rf"(?:{_I}|{_WE}) {_NOW}(?:use|uses|are using|am using|'re using|rely on|run on|run|have been using) {_NAME}", "we"),
     _p("uses", rf"(?:everything is|we're all|we are all|it's all) (?:now )?on {_NAME}", "we"),
     _p("uses", rf"(?:everything(?:'s| is)|it's all|it is all) (?:on |in )?{_NAME}(?= now\b)", "we"),
+    _p("uses", rf"{_NAME} (?:now )?(?:does|handles|runs|takes care of|is doing|powers) (?:all )?(?:of )?(?:our|my) ", "we"),
+    _p("uses", rf"(?:{_WE}|\bI|\band) {_NOW}(?:keep|store|track|manage|send|sends|do|run|build|host|process|handle) (?:all )?(?:our |my |the )?(?:[\w-]+ ){{0,3}}?(?:in|on|with|through|via|using) {_NAME}", "we"),
+    _p("uses", rf"(?i:left|dropped|ditched|swapped|traded|abandoned|dumped) {_NAME_WORD}(?: {_NAME_WORD})? for {_NAME}", "we"),
     _p("uses", rf"(?i:(?:our|my)) {_NEW}(?:[a-z]+ ){{0,2}}(?:tool|platform|provider|system|warehouse|crm|stack|software|processor|gateway|host|database|app|router|laptop|phone|bank|watch|smartwatch|tablet|mobile|computer|car|camera|printer|headset|console) is {_NOW}(?:an? )?{_NAME}(?P<model> \d{{1,3}}\b(?![,.]\d))?", "we"),
     _p("team_size", rf"{_WE} {_NOW}(?:have|are|'re|are now|'ve got|have got)? ?(?:a team of |a company of |about |around |roughly )?{_NUMBER} (?:people|engineers|developers|staff|employees|users|members|agents|seats|of us)", "we"),
     _p("team_size", rf"(?i:(?:team|company|headcount)) (?:is|has grown to|grew to|is now|went down to|shrank to|of) {_NOW}{_NUMBER}", "we"),
-    _p("team_size", rf"{_WE} {_NOW}(?:are|'re) (?:now )?(?:a team of|a company of|a staff of) {_NUMBER}\b", "we"),
+    _p("team_size", rf"\b[Ww]e(?:'re| are) {_NOW}(?:a team of|a company of|a staff of) {_NUMBER}\b", "we"),
     _p("team_size", rf"{_WE}(?:'ve| have) {_NOW}(?:grown|shrunk|gone (?:up|down)) to {_NUMBER} (?:people|staff|employees|engineers|of us)\b", "we"),
     _p("prefers", rf"{_I} (?:would |'d )?(?:prefer|like) (?:to be contacted |to hear from you |contact )?(?:by |via |over )(?P<obj>e-?mail|phone|text|sms|whatsapp|post|chat|slack)", "speaker"),
     _p("prefers", r"(?i:please) (?:only )?(?:contact|reach|message) me (?:by|via|over|on) (?P<obj>e-?mail|phone|text|sms|whatsapp|post|chat|slack)", "speaker"),
@@ -265,7 +270,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("plan", rf"(?:{_IM}|{_WE}|\b[Ww]e've|\bI've) (?:got |have |chose |picked |bought )?{_NOW}(?:on )?(?:your |the |our |a )(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?) (?:plan|tier|subscription|package|membership)", "we"),
     _p("plan", rf"(?:{_IM}|{_WE}) {_NOW}on (?:your |the )?(?P<obj>[A-Z]\w*(?: [A-Z0-9]\w*)?)(?= now\b.*(?:upgrad|downgrad|plan|tier)|,? (?:now,? )?(?:upgrad|downgrad|since))", "we"),
     _p("team_size", rf"\b[Tt]here (?:are|'re) (?:now |currently |about |around |roughly |only |just )*{_NUMBER} (?:of us|people|staff|employees)", "we"),
-    _p("team_size", rf"(?:{_WE}|team|staff|headcount|\bIT|office|shop) (?:is |are |'re )?(?:now |currently |down to |up to |about |around |roughly |only |just )*{_NUMBER} (?:people|staff|employees|engineers|agents|drivers|seats|users|members|of us)\b", "we"),
+    _p("team_size", rf"(?:{_WE}|team|staff|headcount|\bIT|office|shop) (?:is |are |'re )?(?:now |currently |down to |up to |about |around |roughly |only |just )*{_NUMBER} (?:people|staff|employees|engineers|agents|drivers|seats|users|members|of us|volunteers|workers|nurses|teachers|developers)\b", "we"),
+    _p("team_size", rf"(?:{_WE}|,) (?:now )?(?:have |with |of )(?:now )?(?:about |around |roughly |over |nearly )?{_NUMBER} (?:people|staff|employees|volunteers|workers|members of staff)\b", "we"),
     _p("team_size", rf"(?:{_WE}) (?:now |currently )?{_NUMBER}(?= now\b| people\b|[,.;]|$)", "we"),
     _p("team_size", rf"\b{_NUMBER} (?:of us|people|agents|engineers|staff) (?:on|in) (?:the |our )?(?:team|IT|office|shop|support)", "we"),
     # where the speaker (or whoever a clause is about) is based
@@ -321,7 +327,7 @@ so that "we" in the rest of a sentence knows its organisation."""
 
 _REPLACED = re.compile(
     r"(?i:instead of|rather than|from|off|out of|away from|replaced|replacing|dropped|dropping|"
-    r"ditched|ditching|closed|leaving|left|swapped|swapping|retired|retiring|"
+    r"ditched|ditching|closed|leaving|left|swapped|swapping|retired|retiring|sold|selling|"
     r"no longer (?:at|with|on|use|using|(?:work|working|based|living|live) (?:at|for|with|in)))"
     r"\s+(?:the |our |my )?"
     rf"(?P<old>{_NAME_WORD}(?: {_NAME_WORD})?|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\+?\d[\d ()-]{{5,}}\d)"
@@ -590,7 +596,7 @@ def _states_nothing(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") or bool(_SENTENCE_SKIP.search(sentence))
 
 
-_SWITCH = re.compile(r"(?i)\b(?:replac|switch|swapp?|migrat)\w*\b")
+_SWITCH = re.compile(r"(?i)\b(?:replac|switch|swapp?|migrat|left\b|dropp?|ditch|trad)\w*\b")
 """A tool switched to: a name spaCy calls a person ("Freshdesk") is the tool."""
 _NOT_A_NAME = frozenset(
     {"Dr", "Mr", "Mrs", "Ms", "Miss", "Prof", "Sir", "Dame", "The", "Our", "This", "That", "Also", "Quick", "Please", "Thanks", "Thank", "Hi", "Hello",
@@ -871,7 +877,7 @@ def statements(
                     continue  # "transferred to Elmstead General": an employer, not a home
                 switch = _SWITCH.search(m.group(0))  # "replaced Zendesk with Freshdesk"
                 if relation in ("uses", "owns") and (
-                    value in places
+                    (value in places and not switch)
                     or value in scope.people
                     or (value in found.get("PERSON", []) and not switch)
                     or value.split()[0] in _NOT_A_NAME

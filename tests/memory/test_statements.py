@@ -48,6 +48,23 @@ def facts(
             ("Globex", "uses", "Google Cloud"),
         ),
         ("We've replaced Zendesk with Freshdesk.", ("Globex", "uses", "Freshdesk")),
+        # an eleventh set, written before running, after the tenth's rules
+        ("I work in HR at Pellow Insurance.", ("Priya Raman", "works_at", "Pellow Insurance")),
+        (
+            "I'm writing on behalf of Greenway Logistics.",
+            ("Priya Raman", "works_at", "Greenway Logistics"),
+        ),
+        (
+            "We're a small charity, Brightsteps, with 9 volunteers.",
+            ("Priya Raman", "works_at", "Brightsteps"),
+        ),
+        ("We now have 12 volunteers, by the way.", ("Globex", "team_size", "12")),
+        ("QuickBooks does our invoicing now.", ("Globex", "uses", "QuickBooks")),
+        (
+            "We keep our donor records in Salesforce and send newsletters with Mailchimp.",
+            ("Globex", "uses", "Mailchimp"),
+        ),
+        ("We've left Mailchimp for Buttondown.", ("Globex", "uses", "Buttondown")),
     ],
 )
 def test_a_plain_statement_becomes_one_normalised_fact(
@@ -72,6 +89,8 @@ def test_questions_hypotheticals_and_negations_state_nothing(text: str) -> None:
 def test_a_plan_moved_up_to_is_no_place_and_a_tool_replaced_is_no_person() -> None:
     assert not {f for f in facts("We moved up to the Enterprise plan.") if f[1] == "lives_in"}
     assert not {f for f in facts("We've replaced Zendesk with Freshdesk.") if f[1] == "works_at"}
+    # a department is neither a person at a company nor a place
+    assert not {f for f in facts("I work in HR at Pellow.") if f[0] == "HR" or f[2] == "HR"}
 
 
 def test_a_switch_names_the_value_it_replaces() -> None:

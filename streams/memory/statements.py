@@ -175,6 +175,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("works_at", rf"\b(?:writing|calling|emailing|messaging|contacting you|getting in touch|here|I'm|I am) on behalf of {_NAME}", "speaker"),
     _p("works_at", rf"\b[Ww]e(?:'re| are) {_NOW}(?:an? |the )?(?:[\w-]+ ){{0,3}}(?:charity|company|firm|agency|studio|shop|business|startup|practice|clinic|school|non-?profit|organi[sz]ation|bakery|restaurant|caf[eé]|store|consultancy|partnership|co-?op|cooperative|trust|foundation)(?:,| called| named) {_NAME}", "speaker"),
     _p("works_at", rf"{_IM} {_NOW}(?:working|employed) (?:at|for|with|by) {_NAME}", "speaker"),
+    _p("works_at", rf"^\s*[Ww]e(?:'re| are) {_NAME}(?=,? (?:an?|the) )", "speaker"),
     _p("works_at", rf"{_I} {_NOW}(?:joined|started at|started working at|moved to work at) {_NAME}", "speaker"),
     _p("works_at", rf"{_IM} {_NOW}(?:with|at|from) {_NAME}(?=\s*(?:[,.;!]|$| as | and | now))", "speaker"),
     _p("works_at", rf"(?i:this is) {_PWORD}(?: {_PWORD})? (?:from|at|with) {_NAME}", "speaker"),
@@ -186,6 +187,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("lives_in", rf"{_I} {_NOW}(?:live|am living|'m living|reside|am based|'m based) in {_NAME}", "speaker"),
     _p("lives_in", rf"{_IM} {_NOW}(?:based|living|located) (?:in|near|out of) {_NAME}", "speaker"),
     _p("lives_in", rf"{_I} (?:have |'ve )?{_NOW}(?:moved|relocated) (?:house )?to {_NAME}", "speaker"),
+    _p("lives_in", rf"(?:{_I}|\b[Ww]e)(?: have|'ve)? {_NOW}(?:bought|rented|moved into|got) (?:a|our|my|the) (?:new )?(?:house|flat|home|place|apartment|cottage) in {_PLACE}", "speaker"),
     _p("lives_in", rf"(?i:my) {_NEW}(?:home|address|flat|apartment|house) is (?:now )?in {_NAME}", "speaker"),
     # contact details
     _p("email", rf"(?i:my) {_NEW}e-?mail(?: address)? (?:is|has changed to|changed to|is now) {_NOW}{_EMAIL}", "speaker"),
@@ -211,7 +213,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("uses", rf"(?:everything is|we're all|we are all|it's all) (?:now )?on {_NAME}", "we"),
     _p("uses", rf"(?:everything(?:'s| is)|it's all|it is all) (?:on |in )?{_NAME}(?= now\b)", "we"),
     _p("uses", rf"{_NAME} (?:now )?(?:does|handles|runs|takes care of|is doing|powers) (?:all )?(?:of )?(?:our|my) ", "we"),
-    _p("uses", rf"(?:{_WE}|\bI|\band) {_NOW}(?:keep|store|track|manage|send|sends|do|run|build|host|process|handle) (?:all )?(?:our |my |the )?(?:[\w-]+ ){{0,3}}?(?:in|on|with|through|via|using) {_NAME}", "we"),
+    _p("uses", rf"(?:{_WE}|\bI|\band|\b[Ee]veryone|\b[Ee]verybody|\b[Tt]he team) {_NOW}(?:keep|keeps|store|stores|track|tracks|manage|manages|send|sends|do|does|run|runs|build|builds|make|makes|host|hosts|process|handle|handles|write|writes) (?:all )?(?:our |my |the )?(?:[\w-]+ ){{0,3}}?(?:in|on|with|through|via|using) {_NAME}", "we"),
     _p("uses", rf"(?i:left|dropped|ditched|swapped|traded|abandoned|dumped) {_NAME_WORD}(?: {_NAME_WORD})? for {_NAME}", "we"),
     _p("uses", rf"(?i:(?:our|my)) {_NEW}(?:[a-z]+ ){{0,2}}(?:tool|platform|provider|system|warehouse|crm|stack|software|processor|gateway|host|database|app|router|laptop|phone|bank|watch|smartwatch|tablet|mobile|computer|car|camera|printer|headset|console) is {_NOW}(?:an? )?{_NAME}(?P<model> \d{{1,3}}\b(?![,.]\d))?", "we"),
     _p("team_size", rf"{_WE} {_NOW}(?:have|are|'re|are now|'ve got|have got)? ?(?:a team of |a company of |about |around |roughly )?{_NUMBER} (?:people|engineers|developers|staff|employees|users|members|agents|seats|of us)", "we"),
@@ -501,8 +503,12 @@ _GREETING = (
     r"(?:[Hh]i|[Hh]ey|[Hh]ello|[Hh]iya|[Hh]owdy|[Yy]o|[Gg]ood (?:morning|afternoon|evening)|"
     r"[Mm]orning|[Aa]fternoon|[Ee]vening)\b[,!]?\s*(?:[-\u2013\u2014]\s*)?"
 )
-_OPENER = rf"(?:{_GREETING}|[A-Za-z][a-z]*(?: [a-z']+)?[,!.]\s+)"
-"""A greeting, or any word or two closed by a comma ("Howya,", "Kia ora,", "Hi all,")."""
+_OPENER = (
+    rf"(?:{_GREETING}|(?!(?:[Mm]y|[Oo]ur|[Yy]our|[Hh]is|[Hh]er|[Tt]heir|[Tt]he)\b)"
+    r"[A-Za-z][a-z]*(?: [a-z']+)?[,!.]\s+)"
+)
+"""A greeting, or any word or two closed by a comma ("Howya,", "Kia ora,", "Hi all,");
+not someone else named after a comma ("My boss, Agnieszka Lis, wants …")."""
 _PARTICLE = r"(?:Ó|Ní|Nic|Mac|de|van der|van den|van|von|da|del|de la|le|bin|al-)"
 _HERE = re.compile(
     rf"^{_OPENER}?(?P<name>{_PWORD}(?: (?:{_PARTICLE} )?{_PWORD}){{0,2}}) (?:here|ici|hier|aquí)\b"
@@ -890,7 +896,11 @@ def statements(
                         subject, kind = speaker, "person"
                     else:
                         relation = "located_in"
-                if relation == "located_in" and pattern.subject == "we" and kind == "person":
+                if (
+                    relation == "located_in"
+                    and pattern.subject in ("we", "owner")
+                    and kind == "person"
+                ):
                     continue
                 replaced = replaced_value(sentence, text, value, relation)
                 taken.append((*span, relation))

@@ -65,6 +65,16 @@ def facts(
             ("Globex", "uses", "Mailchimp"),
         ),
         ("We've left Mailchimp for Buttondown.", ("Globex", "uses", "Buttondown")),
+        # a twelfth set, written before running, after the eleventh's rules
+        (
+            "We're Atelier Lumen, an architecture practice in Lyon.",
+            ("Priya Raman", "works_at", "Atelier Lumen"),
+        ),
+        ("We've just bought a house in Cardiff.", ("Priya Raman", "lives_in", "Cardiff")),
+        (
+            "My boss, Agnieszka Lis, wants the report by Friday.",
+            ("Priya Raman", "manager", "Agnieszka Lis"),
+        ),
     ],
 )
 def test_a_plain_statement_becomes_one_normalised_fact(
@@ -106,6 +116,11 @@ def test_the_speaker_is_the_introduced_name_else_the_metadata_else_user() -> Non
     assert speaker_of(known) == "Priya Raman"
     assert speaker_of({"content": "User: hi", "metadata": {"user_id": "u-17"}}) == "u-17"
     assert speaker_of({"content": "User: hi"}) == "user"
+
+
+def test_someone_named_after_a_possessive_and_a_comma_is_not_the_speaker() -> None:
+    assert introduced_name("My boss, Agnieszka Lis, wants the report by Friday.") is None
+    assert introduced_name("Hi, Tom Baker, operations lead at Harbour Freight.") == "Tom Baker"
 
 
 def test_an_introduced_first_name_is_the_full_name_already_known() -> None:

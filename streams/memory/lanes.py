@@ -11,6 +11,7 @@ from events.base import Event
 from events.facts import EntitiesExtracted
 from events.memory import EpisodeRecorded, SummaryCreated
 from streams.embedder.model import Embedder
+from streams.memory import places
 from streams.memory.config import EntityExtractionConfig
 from streams.memory.dedup import is_identifier
 from streams.memory.english import english_doc
@@ -82,6 +83,7 @@ class ExtractorLane(MemoryLane):
         before the first episode (:mod:`streams.warm`)."""
         english_doc(WARM_TEXT)
         shipped_model()
+        places.warm()
         if self.names.model is not None:
             self.names.model.encode([WARM_TEXT])
 

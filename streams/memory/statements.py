@@ -37,6 +37,7 @@ from streams.memory.english import (
     english_doc,
     sentences,
 )
+from streams.memory.places import is_place
 from streams.memory.temporal import EVERY
 
 RELATIONS = {
@@ -187,6 +188,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("lives_in", rf"{_I} {_NOW}(?:live|am living|'m living|reside|am based|'m based) in {_NAME}", "speaker"),
     _p("lives_in", rf"{_IM} {_NOW}(?:based|living|located) (?:in|near|out of) {_NAME}", "speaker"),
     _p("lives_in", rf"{_I} (?:have |'ve )?{_NOW}(?:moved|relocated) (?:house )?to {_NAME}", "speaker"),
+    # said lowercase ("i live in lagos"): taken only when the words are a known place
+    _p("lives_in", r"\b[Ii](?:'m|m| am|'ve| have)? (?:now |just |recently |currently )?(?:live|living|based|moved|relocated|staying) (?:in|to|near|out of) (?P<obj>[a-z][a-z-]+(?: [a-z][a-z-]+)?)", "speaker"),
     _p("lives_in", rf"(?:{_I}|\b[Ww]e)(?: have|'ve)? {_NOW}(?:bought|rented|moved into|got) (?:a|our|my|the) (?:new )?(?:house|flat|home|place|apartment|cottage) in {_PLACE}", "speaker"),
     _p("lives_in", rf"(?i:my) {_NEW}(?:home|address|flat|apartment|house) is (?:now )?in {_NAME}", "speaker"),
     # contact details
@@ -820,6 +823,10 @@ def statements(
                     value = scope.org() or ""
                 if not value or value.lower() in ("it", "them", "that", "this", "here"):
                     continue
+                if pattern.relation in ("lives_in", "located_in") and value[:1].islower():
+                    value = _known_place(value)  # "i live in lagos": Lagos, if a place
+                    if not value:
+                        continue
                 kind = "person"
                 if pattern.subject == "owner":
                     owned = _owner(m, scope, pattern.relation)
@@ -831,9 +838,13 @@ def statements(
                     kind = "organization" if subject != speaker else "person"
                 elif pattern.subject == "org-named":
                     subject = _strip_lead(m.group("who"))
-                    placed = value in places or (
-                        re.search(r"\b(?:based|located|headquartered|out of)\b", m.group(0))
-                        and value not in orgs
+                    placed = (
+                        value in places
+                        or is_place(value)
+                        or (
+                            re.search(r"\b(?:based|located|headquartered|out of)\b", m.group(0))
+                            and value not in orgs
+                        )
                     )
                     if (
                         not subject
@@ -847,7 +858,7 @@ def statements(
                     kind = "organization"
                 elif pattern.subject == "we-place":
                     subject = scope.org() or ""
-                    if not subject or value not in places:
+                    if not subject or not (value in places or is_place(value)):
                         continue
                     kind = "organization"
                 elif pattern.subject == "named":
@@ -889,7 +900,7 @@ def statements(
                     or value.split()[0] in _NOT_A_NAME
                 ):
                     continue  # fmt: skip
-                if pattern.subject == "who-in" and value not in places:
+                if pattern.subject == "who-in" and not (value in places or is_place(value)):
                     continue  # "I'm in meetings", "who's in Trados": not a place
                 if relation == "lives_in" and kind == "organization":
                     if re.search(r"\b(?:live|lives|living)\b", m.group(0)):
@@ -988,6 +999,15 @@ def _contacts(
 
 
 _NEXT_PLACE = re.compile(rf"^(?:,\s*and\s+|,\s*|\s+and\s+)(?P<obj>{_PWORD}(?: {_PWORD}){{0,2}})")
+
+
+def _known_place(words: str) -> str:
+    """The known place lowercase ``words`` begin with ("lagos now" -> "Lagos"), or ""."""
+    split = words.split()
+    for n in (2, 1):
+        if len(split) >= n and is_place(" ".join(split[:n])):
+            return " ".join(split[:n]).title()
+    return ""
 
 
 def _more_places(rest: str, first: Statement) -> list[Statement]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from streams.memory.english import nlp_available
+from streams.memory.places import is_place
 from streams.memory.rules import extract_local, speaker_of
 from streams.memory.statements import Scope, introduced_name, replaced_value, statements
 
@@ -75,6 +76,13 @@ def facts(
             "My boss, Agnieszka Lis, wants the report by Friday.",
             ("Priya Raman", "manager", "Agnieszka Lis"),
         ),
+        # a thirteenth set: places spaCy calls a person, and places said lowercase
+        (
+            "We're in Valencia and we're on the Family Max plan.",
+            ("Globex", "located_in", "Valencia"),
+        ),
+        ("i live in lagos and i'm a freelance photographer", ("Priya Raman", "lives_in", "Lagos")),
+        ("i've moved to abuja now so update my address pls", ("Priya Raman", "lives_in", "Abuja")),
     ],
 )
 def test_a_plain_statement_becomes_one_normalised_fact(
@@ -116,6 +124,13 @@ def test_the_speaker_is_the_introduced_name_else_the_metadata_else_user() -> Non
     assert speaker_of(known) == "Priya Raman"
     assert speaker_of({"content": "User: hi", "metadata": {"user_id": "u-17"}}) == "u-17"
     assert speaker_of({"content": "User: hi"}) == "user"
+
+
+def test_a_lowercase_place_is_taken_only_when_it_is_a_known_place() -> None:
+    assert not {f for f in facts("i live in the middle of nowhere") if f[1] == "lives_in"}
+    assert is_place("Tromsø")
+    assert is_place("valencia")
+    assert not is_place("Salesforce")
 
 
 def test_someone_named_after_a_possessive_and_a_comma_is_not_the_speaker() -> None:

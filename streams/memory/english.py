@@ -141,6 +141,12 @@ def sentences(text: str) -> Iterator[str]:
                     yield short.strip()
 
 
+_LOWER_I = re.compile(r"(?<![\w@.+-])i(?=(?:'(?:m|ve|d|ll))?(?![\w@.+-]))")
+_LOWER_IM = re.compile(r"(?<![\w@.+-])(im|ive)(?![\w@.+-])")
+
+
 def _plain(text: str) -> str:
-    """Typographic apostrophes as ASCII ones, so one pattern reads both."""
-    return text.replace("\u2019", "'")
+    """Typographic apostrophes as ASCII ones, so one pattern reads both; chat's "i",
+    "im" and "ive" as "I", "I'm" and "I've"."""
+    text = _LOWER_I.sub("I", text.replace("\u2019", "'"))
+    return _LOWER_IM.sub(lambda m: {"im": "I'm", "ive": "I've"}[m.group(1)], text)

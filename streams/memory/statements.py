@@ -448,7 +448,7 @@ class Statement:
 
 
 _LOWER_INTRO = re.compile(
-    r"^(?:(?:hi|hey|hello|hiya)[,!]?\s+)?(?:i'm|im|i am|it's|its|this is|my name is|my name's)\s+"
+    r"^(?:(?:hi|hey|hello|hiya)[,!]?\s+)?(?:[Ii]'m|im|[Ii] am|it's|its|this is|my name is|my name's)\s+"
     r"(?P<name>[a-zà-ÿ][a-zà-ÿ']+(?: [a-zà-ÿ][a-zà-ÿ']+){1,2})(?=\s*(?:,|\.|$| here\b| from\b))"
 )
 _COMMON = frozenset(

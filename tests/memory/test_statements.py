@@ -83,6 +83,8 @@ def facts(
         ),
         ("i live in lagos and i'm a freelance photographer", ("Priya Raman", "lives_in", "Lagos")),
         ("i've moved to abuja now so update my address pls", ("Priya Raman", "lives_in", "Abuja")),
+        # chat's "i", "im" and "ive" read as "I", "I'm" and "I've"
+        ("im on the starter plan", ("Priya Raman", "plan", "starter")),
     ],
 )
 def test_a_plain_statement_becomes_one_normalised_fact(

@@ -947,6 +947,9 @@ _CONTACTS = (
     ("phone", re.compile(rf"(?<![\w/.-]){_PHONE}(?![\w/])")),
 )
 _CUE = re.compile(
+    r"(?P<org>\b(?:[Oo]ur|[Tt]he) (?:shop|office|clinic|practice|surgery|studio|business|company|"
+    r"store|restaurant|salon|reception|main|firm|agency|school|hotel)(?:'s)? (?:phone |telephone |"
+    r"email |e-mail )?(?:number|line|address|email)\b)|"
     rf"(?P<me>\b(?:[Mm]y|[Mm]e|I|I'm|I've)\b)|(?P<them>\b(?:[Hh]er|[Hh]is|[Hh]im|[Ss]he|[Hh]e|[Ss]he's|[Hh]e's)\b)"
     rf"|(?P<name>{_PERSON})"
 )
@@ -974,7 +977,9 @@ def _contacts(
                 continue
             owner: str | None = None
             for cue in _CUE.finditer(before):
-                if cue.group("me"):
+                if cue.group("org"):  # "our shop number", "the surgery's number"
+                    owner = scope.org() or owner
+                elif cue.group("me"):
                     owner = scope.speaker
                 elif cue.group("them"):
                     owner = scope.last_person() or owner

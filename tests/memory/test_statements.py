@@ -128,6 +128,13 @@ def test_the_speaker_is_the_introduced_name_else_the_metadata_else_user() -> Non
     assert speaker_of({"content": "User: hi"}) == "user"
 
 
+def test_our_shop_number_and_the_surgerys_number_are_the_organisations() -> None:
+    assert ("Globex", "phone", "0161 496 0999") in facts(
+        "The surgery's number changed to 0161 496 0999 after the merger."
+    )
+    assert ("Globex", "phone", "+45 31 55 72 04") in facts("Our shop number is +45 31 55 72 04.")
+
+
 def test_a_lowercase_place_is_taken_only_when_it_is_a_known_place() -> None:
     assert not {f for f in facts("i live in the middle of nowhere") if f[1] == "lives_in"}
     assert is_place("Tromsø")

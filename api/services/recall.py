@@ -60,7 +60,7 @@ import numpy as np
 from api.services.context import ServiceContext
 from projections.index.port import Filters, Hit, IndexedObject, Kind
 from streams.memory.english import english_entities_of
-from streams.memory.when import Mention, when
+from streams.memory.when import Mention, chat_words, when
 
 log = logging.getLogger(__name__)
 
@@ -276,7 +276,7 @@ def rank(
     # the same times.
     asked = Asked(
         question,
-        when().mentions(question, now, english_entities_of),
+        when().mentions(chat_words(question), now, english_entities_of),
         bool(ASKS_WHEN.search(question)),
     )
     relevance = _everyone(conversation, question, vector, asked, own, {})

@@ -28,7 +28,7 @@ from streams.memory import metrics
 from streams.memory.anchors import Anchors, since
 from streams.memory.backlog import EPISODES_FIRST, Backlog
 from streams.memory.english import english_entities
-from streams.memory.when import names_a_time, only_time_sentences, when
+from streams.memory.when import chat_words, names_a_time, only_time_sentences, when
 from streams.warm import WARM_TEXT
 from streams.wiring import Emit
 
@@ -54,11 +54,12 @@ def _words(event: Source) -> str:
 def times_of(events: Sequence[Source], anchors: Anchors | None = None) -> list[str]:
     """The times each event's words name, resolved against when it was said ("last
     Saturday" said on 16 May 2023 is ``2023-05-13``), space-separated; empty when none.
+    Chat's shortened words of time are read written out ("yday", "on sat": :func:`chat_words`).
     The entities of the sentences that have a word of time are read in one batch. A time told
     by an event said before ("the day after my birthday") is read against ``anchors``,
     the days each group's earlier turns named (this batch's own, in order, when None)."""
     anchors = anchors if anchors is not None else Anchors()
-    texts = [_words(e) for e in events]
+    texts = [chat_words(_words(e)) for e in events]
     timed = [i for i, text in enumerate(texts) if names_a_time(text)]
     read = english_entities([only_time_sentences(texts[i]) for i in timed]) or []
     docs = dict(zip(timed, read, strict=False))

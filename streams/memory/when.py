@@ -22,7 +22,7 @@ import functools
 import itertools
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
@@ -117,7 +117,8 @@ _BEFORE_LAST = re.compile(
 _AGO = re.compile(r"^(.+?)\s+(day|week|fortnight|month|year)s?\s+(?:ago|back)$")
 _AHEAD = re.compile(
     r"^(?:in\s+)?(a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|\d+)"
-    r"\s+(day|week|fortnight|month|year)s?(?:'s?\s+time|\s+from\s+(?:now|today))?$"
+    r"(?:\s+and\s+a\s+half)?\s+(day|week|fortnight|month|year)s?"
+    r"(?:'s?\s+time|\s+from\s+(?:now|today)|\s+away)?$"
 )
 _IN_BEFORE = re.compile(r"\bin\s+$")
 _FROM_NOW = re.compile(r"^\s+from\s+(?:now|today)\b")
@@ -139,6 +140,9 @@ _HOURS_AGO = re.compile(
     r"^(?:an?|\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|couple of"
     r"|several)\s+(?:hour|minute|min)s?\s+ago$"
 )
+_BARE_DAY = re.compile(r"(?i)^(?:the\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day$")
+_TOLD_FROM_ANOTHER = re.compile(r"(?i)\bthat\s+$")
+_BEFORE_AFTER = re.compile(r"(?i)^\s+(?:before|after)\b(?!\s+(?:last|next)\b)")
 _TODAY_AFTER = re.compile(r"^\s+(?:today|to the day)\b")
 _OR_TWO = re.compile(r"^a\s+(day|week)\s+or\s+two\s+ago$")
 _SHORT_YEAR = re.compile(r"^'(\d{2})$")
@@ -168,6 +172,13 @@ _ANCHORED = re.compile(
 )
 """A time told from a day named after it ("the day after June 1st", "the Friday before 2
 June", "two days after Christmas", "the week before the 9th")."""
+_MORE_HOLIDAYS = (
+    r"canada\s+day|st\.?\s+(?:david|andrew)'?s\s+day|juneteenth|veterans'?\s+day"
+    r"|remembrance\s+day|burns\s+night|hogmanay|april\s+fools'?\s+day|groundhog\s+day"
+    r"|memorial\s+day|labou?r\s+day|mlk\s+day|martin\s+luther\s+king\s+day"
+    r"|president'?s'?\s+day|columbus\s+day|victoria\s+day|mother'?s\s+day|father'?s\s+day"
+    r"|(?-i:NYE)"
+)
 _MONTH_WORD = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November"
     r"|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?"
@@ -178,7 +189,9 @@ _ANCHOR_DAY = (
     r"|the\s+\d{1,2}(?:st|nd|rd|th)|\d{4}-\d{2}-\d{2}|yesterday|tomorrow"
     r"|(?:christmas|x-?mas)(?:\s+(?:day|eve))?|boxing\s+day|new\s+year'?s(?:\s+(?:day|eve))?"
     r"|easter(?:\s+(?:sunday|monday))?|good\s+friday|halloween|valentine'?s(?:\s+day)?"
-    r"|thanksgiving|(?:st\.?\s+)?(?:patrick|stephen)'?s\s+day|bonfire\s+night)"
+    r"|thanksgiving|(?:st\.?\s+)?(?:patrick|stephen)'?s\s+day|bonfire\s+night|"
+    + _MORE_HOLIDAYS
+    + ")"
 )
 _ANCHORED_SPAN = (
     rf"(?:the\s+)?(?:(?:{_COUNT_WORDS})\s+(?:days?|nights?|weeks?)|day|night|week|weekend"
@@ -190,11 +203,15 @@ _LATER = re.compile(
     r"(day|week|month|year)s?\s+later|the\s+next\s+(?:day|morning|afternoon|evening|night)"
     r"|the\s+following\s+(?:day|morning|afternoon|evening|night|week|month|year"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
-    r"|the\s+day\s+after(?=\s*(?:[,.;!?]|$)))\b",
+    r"|that\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|the\s+day\s+after(?=\s*(?:[,.;!?]|$))"
+    r"|the\s+(?:day|night|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+before"
+    r"(?=\s*(?:[,.;!?]|$)|\s+(?:and|but|so|then|too|as\s+well)\b))\b",
     re.I,
 )
 """A time told from the one said before it in the same text ("we got there on Friday and
-the next day we hiked", "two days later"): read from that one, never from the day said."""
+the next day we hiked", "two days later", "home for Thanksgiving, flying out the day
+before"): read from that one, never from the day said."""
 _RANGE = re.compile(r"^(.+?)\s+(?:to|through|until|till|and(?! a half)|-|\u2013)\s+(.+)$")
 _DURATION = re.compile(
     r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|\d+)"
@@ -216,7 +233,27 @@ _HOLIDAYS = {
     "stephen's day": (12, 26), "new year's eve": (12, 31), "new years eve": (12, 31),
     "independence day": (7, 4), "fourth of july": (7, 4), "bonfire night": (11, 5),
 }  # fmt: skip
-"""Holidays on a fixed day; Easter's are reckoned (``dateutil.easter``)."""
+_HOLIDAYS |= {
+    "canada day": (7, 1), "st david's day": (3, 1), "st. david's day": (3, 1),
+    "juneteenth": (6, 19), "veterans day": (11, 11), "veterans' day": (11, 11),
+    "remembrance day": (11, 11), "burns night": (1, 25), "st andrew's day": (11, 30),
+    "st. andrew's day": (11, 30), "hogmanay": (12, 31), "april fools' day": (4, 1),
+    "april fools day": (4, 1), "groundhog day": (2, 2), "nye": (12, 31),
+}  # fmt: skip
+_PLAIN_HOLIDAYS = {name.replace("'", ""): day for name, day in _HOLIDAYS.items()}
+"""Holidays on a fixed day, also written without the apostrophe ("stephens day");
+Easter's are reckoned (``dateutil.easter``), and those on the nth weekday of a month
+below."""
+_NTH_WEEKDAY_HOLIDAYS = {
+    "memorial day": (5, 0, -1), "labor day": (9, 0, 1), "labour day": (9, 0, 1),
+    "mlk day": (1, 0, 3), "martin luther king day": (1, 0, 3), "presidents day": (2, 0, 3),
+    "presidents' day": (2, 0, 3), "president's day": (2, 0, 3), "columbus day": (10, 0, 2),
+    "victoria day": (5, 0, -2), "mother's day": (5, 6, 2), "father's day": (6, 6, 3),
+}  # fmt: skip
+"""(month, weekday, nth; negative from the month's end) of holidays set that way (US and
+Canadian ones; Victoria Day is the Monday before 25 May: the second last; Mother's Day
+the US one)."""
+_PLAIN_NTH = {name.replace("'", ""): rule for name, rule in _NTH_WEEKDAY_HOLIDAYS.items()}
 _EASTER = {"easter": 0, "easter sunday": 0, "easter monday": 1, "good friday": -2}
 
 _FUTURE = re.compile(
@@ -224,6 +261,11 @@ _FUTURE = re.compile(
     r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?!\w+ed\b)\w+ing"
     r"|(?:i|we|you|they)\s+have\s+(?:a|an|my|our|your|their)\s+\w+(?:\s+\w+)?\s+(?:on|at|this|next)"
+    r"|(?:are|is)\s+(?:you|we|they|he|she)\s+(?:\w+ing)\b"
+    r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?:back|off|away|home|free|out|around|up)"
+    r"\s+(?:(?:on|from|until|till|for|over)\s+)?(?:the\s+)?(?:\w+day|\d+(?:st|nd|rd|th)?"
+    r"|[a-z]+'s\s+day|christmas|easter|new\s+year|weekend|next|this|tomorrow|tonight)"
+    r"|\s+away\b"
     r"|(?:'s|is|are|'re)\s+(?:on|in\s+(?:january|february|march|april|may|june|july|august"
     r"|september|october|november|december|the\s+(?:spring|summer|autumn|fall|winter)))"
     r"|(?:starts|begins|opens|leaves|arrives|lands|kicks off|ends|expires"
@@ -233,7 +275,7 @@ _FUTURE = re.compile(
 """Words of a sentence about what is to come ("I'm flying up on the Friday"); a dated
 thing told in the present is scheduled ("It's on the 27th of October", "She starts on
 the 13th", "the wedding's in May", "my lease ends in March", "I have a job interview on
-Monday")."""
+Monday", "I'm back Monday night", "the wedding is two weeks away")."""
 _PAST = re.compile(
     r"\b(?:was|were|did|had|took|went|got|came|began|bought|left|made|met|said|told|saw"
     r"|found|gave|ran|sold|won|lost|spent|brought|thought|felt|heard|kept|sent|flew|rang|sang"
@@ -341,6 +383,7 @@ class When:
             if anchor is not None:
                 with contextlib.suppress(OverflowError, ValueError):  # past year 9999
                     out.append(_later(later, anchor[1]))
+        out = [_after_the_day_said(text, m, out) for m in out]
         unique = {(m.start, m.end, m.granularity): m for m in reversed(out)}
         return [m for m in out if unique[(m.start, m.end, m.granularity)] is m]
 
@@ -358,11 +401,20 @@ class When:
         self, text: str, start: int, span: str, clause: str, said_at: datetime
     ) -> Mention | None:
         """``span`` at ``text[start:]``, resolved with the tense of its ``clause``."""
+        the_day = _BARE_DAY.match(span) and (
+            span.lower().startswith("the") or text[:start].lower().endswith("the ")
+        )
+        if (_TOLD_FROM_ANOTHER.search(text[:start]) and _BARE_DAY.match(span)) or (
+            the_day and _BEFORE_AFTER.match(text[start + len(span) :])
+        ):
+            # "back that Sunday", "the Monday after we arrived" (not "on Tuesday after
+            # school"): told from another time
+            return None
         ahead = _AHEAD.match(_clean(span))
         said_in = bool(_IN_BEFORE.search(text[:start]) or re.match(r"(?i)in\s", span))
         forward = (
             _FROM_NOW.match(text[start + len(span) :])
-            or span.endswith("time")
+            or span.endswith(("time", "away"))
             or (
                 # "she's coming up in a couple of weeks", "the exam is in a fortnight";
                 # not "four books in two weeks"
@@ -377,6 +429,10 @@ class When:
             unit = ahead.group(2)
             if unit == "fortnight":  # "we'll know in a fortnight"
                 unit, count = "week", 2 * count
+            if count and " half " in f" {span} " and unit in ("week", "month"):
+                # "two and a half weeks away": the week (or month) it falls in
+                ahead_by = timedelta(days=count * _UNITS[unit] + _UNITS[unit] // 2)
+                return _shifted(span, said_at.date() + ahead_by, unit, 0)
             if count:
                 return _shifted(span, said_at.date(), unit, -count)
         if _JUST_GONE.match(text[start + len(span) :]) and re.match(r"(?i)this\s", span):
@@ -389,7 +445,20 @@ class When:
             anniversary = _to_the_day(ago.group(1), ago.group(2), said_at.date())
             if anniversary is not None:
                 return Mention(span, anniversary, anniversary, "day")
-        return self.resolve(span, said_at, is_future(clause), _past_on(text, start, span, clause))
+        future = is_future(clause)
+        if not future and not _PAST.search(clause) and holiday(_clean(span), said_at.date(), True):
+            # a holiday in a clause of no tense ("the clinic is closed for Presidents' Day",
+            # "christmas eve night."): the nearest one
+            return self._nearest_holiday(span, said_at)
+        return self.resolve(span, said_at, future, _past_on(text, start, span, clause))
+
+    def _nearest_holiday(self, span: str, said_at: datetime) -> Mention | None:
+        phrase, today = _clean(span), said_at.date()
+        days = [d for d in (holiday(phrase, today, False), holiday(phrase, today, True)) if d]
+        if not days or re.match(r"(?:last|next|this)\s", phrase):
+            return self.resolve(span, said_at)
+        day = min(days, key=lambda d: abs(d - today))
+        return Mention(span, day, day, "day")
 
     def resolve(
         self, span: str, said_at: datetime, future: bool = False, past: bool = False
@@ -508,6 +577,15 @@ class When:
                 return Mention(span, saturday, saturday + timedelta(days=1), "week")
             if unit in _SEASONS:
                 return _season(f"{which} {unit}", span, today, future)
+            if step < 0 and unit in _WEEKDAYS:
+                # "last Monday": the one before yesterday's, said the day after (yesterday
+                # would be "yesterday"; "thirty-one meetings since last Monday" said on a
+                # Tuesday), but "this past Monday" is the one just gone
+                back = (today.weekday() - _WEEKDAYS.index(unit)) % 7 or 7
+                if back == 1 and "past" not in span.lower():
+                    back = 8
+                day = today - timedelta(days=back)
+                return Mention(span, day, day, "day")
             if unit in _MONTH_NAMES and (unit != "may" or "May" in span):  # not "this may be"
                 # "last October": the last one before this month; "next March", "this
                 # coming May": the first one after it; "this June": this year's
@@ -568,9 +646,10 @@ class When:
             coming = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
             later = coming + timedelta(days=7)
             return Mention(span, later, later, "day")
-        day = _day_named(phrase, today, future, past)
-        if day is not None:
-            return Mention(span, day, day, "day")
+        said_with = _WEEKDAY_BEFORE_DATE.match(span.strip().lower().removeprefix("on "))
+        named = _day_named(phrase, today, future, past, said_with[1] if said_with else None)
+        if named is not None:
+            return Mention(span, named, named, "day")
         fixed = holiday(phrase, today, future)
         if fixed is not None:
             return Mention(span, fixed, fixed, "day")
@@ -644,26 +723,34 @@ _DAY_MONTH = re.compile(
 _MONTH_DAY = re.compile(r"^([a-z]+)\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?$")
 
 
-def _day_named(phrase: str, today: date, future: bool = False, past: bool = False) -> date | None:
+def _day_named(
+    phrase: str, today: date, future: bool = False, past: bool = False, weekday: str | None = None
+) -> date | None:
     """ "the 6th", "the 8th of July", "October 17th, 2023": the day named, in the month
     and year nearest ``today`` when they are not said (dateparser reads "the 6th" as June),
+    among those falling on the ``weekday`` said with it when one is ("Thursday the 13th",
+    "Saturday the 17th of September": the months or years when it does),
     the next one when the sentence speaks of the future ("It's on the 27th of October"
     said in January), the last one when something happened ``past`` on it ("we landed
     back on the 27th"; a past tense alone does not: "they've moved everyone to the 12th
     of July" names a day to come)."""
+    shifts = range(-2, 3) if weekday else range(-1, 2)
     if m := _ORDINAL.match(phrase):
-        candidates = [_on(today.year, today.month + shift, int(m.group(1))) for shift in (-1, 0, 1)]
+        months = range(-11, 12) if weekday else shifts
+        candidates = [_on(today.year, today.month + shift, int(m.group(1))) for shift in months]
     elif (m := _DAY_MONTH.match(phrase)) and m.group(2) in _MONTHS:
         day, month, year = int(m.group(1)), _MONTHS[m.group(2)], m.group(3)
-        years = [int(year)] if year else [today.year - 1, today.year, today.year + 1]
+        years = [int(year)] if year else [today.year + shift for shift in shifts]
         candidates = [_on(y, month, day) for y in years]
     elif (m := _MONTH_DAY.match(phrase)) and m.group(1) in _MONTHS:
         day, month, year = int(m.group(2)), _MONTHS[m.group(1)], m.group(3)
-        years = [int(year)] if year else [today.year - 1, today.year, today.year + 1]
+        years = [int(year)] if year else [today.year + shift for shift in shifts]
         candidates = [_on(y, month, day) for y in years]
     else:
         return None
     found = [d for d in candidates if d is not None]
+    if weekday and any(_WEEKDAYS[d.weekday()] == weekday for d in found):
+        found = [d for d in found if _WEEKDAYS[d.weekday()] == weekday]
     if future and any(d >= today for d in found):
         found = [d for d in found if d >= today]
     elif past and any(d <= today for d in found):
@@ -685,11 +772,21 @@ def holiday(phrase: str, today: date, future: bool) -> date | None:
     from dateutil.easter import easter
 
     name = re.sub(r"^(?:last|next|this)\s+", "", phrase).replace("x-mas", "xmas")
-    if name in _HOLIDAYS:
-        month, day = _HOLIDAYS[name]
+    name = name.replace("'", "")
+    if name in _PLAIN_HOLIDAYS:
+        month, day = _PLAIN_HOLIDAYS[name]
 
         def on(year: int) -> date:
             return date(year, month, day)
+    elif (nth := _PLAIN_NTH.get(name)) is not None:
+
+        def on(year: int) -> date:
+            month, weekday, which = nth
+            if which > 0:
+                first = date(year, month, 1)
+                return first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (which - 1))
+            last = _month(year, month)[1]
+            return last - timedelta(days=(last.weekday() - weekday) % 7 + 7 * (-which - 1))
     elif name in ("thanksgiving", "thanksgiving day"):
 
         def on(year: int) -> date:  # the fourth Thursday of November (US)
@@ -713,7 +810,7 @@ def holiday(phrase: str, today: date, future: bool) -> date | None:
 
 
 _WEEKDAY_BEFORE_DATE = re.compile(
-    r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?!before\b|after\b)"
+    r"^(?:the\s+)?((?:mon|tues|wednes|thurs|fri|satur|sun)day),?\s+(?!before\b|after\b)"
     r"(?=(?:the\s+)?\d|[a-z]+\s+\d)"
 )
 _SUFFIX = {1: "st", 2: "nd", 3: "rd"}
@@ -775,17 +872,54 @@ def _season(phrase: str, span: str, today: date, future: bool) -> Mention | None
     return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
 
 
+_THE_WEEKDAY = re.compile(rf"(?i)(?:on\s+)?the\s+{_DAY_NAME}")
+
+
+def _after_the_day_said(text: str, mention: Mention, said: Sequence[Mention]) -> Mention:
+    """ "the Thursday" after a day said before it in the same text ("the operation was on
+    the 11th, and they sent him home on the Thursday"): the first one after that day;
+    ``mention`` itself otherwise."""
+    weekday = _THE_WEEKDAY.fullmatch(mention.text.strip())
+    at = text.find(mention.text)
+    if weekday is None or at < 0:
+        return mention
+    before = [
+        (where, m)
+        for m in said
+        if m.granularity == "day" and not _THE_WEEKDAY.fullmatch(m.text.strip())
+        and 0 <= (where := text.find(m.text)) < at
+    ]  # fmt: skip
+    if not before:
+        return mention
+    anchor = max(before, key=lambda p: p[0])[1].start
+    ahead = (_WEEKDAYS.index(weekday.group(1).lower()) - anchor.weekday()) % 7 or 7
+    day = anchor + timedelta(days=ahead)
+    return Mention(mention.text, day, day, "day")
+
+
 def _later(later: re.Match[str], anchor: Mention) -> Mention:
-    """ "two days later", "the next day", "the following week", "the following Friday":
-    counted from the first day of ``anchor``."""
+    """ "two days later", "the next day", "the following week", "the following Friday",
+    "the day before", "the Thursday before", "that Sunday": counted from the first day of
+    ``anchor``."""
     words = later.group(0).lower().split()
     if later.group(2):
         count = COUNTS.get(later.group(1).lower()) or (
             int(later.group(1)) if later.group(1).isdigit() else 1
         )
         return _shifted(later.group(0), anchor.start, later.group(2).lower(), -count)
+    if words[-1] == "before":  # "the day before", "the Thursday before"
+        back = (
+            (anchor.start.weekday() - _WEEKDAYS.index(words[-2])) % 7 or 7
+            if words[-2] in _WEEKDAYS
+            else 1
+        )
+        day = anchor.start - timedelta(days=back)
+        return Mention(later.group(0), day, day, "day")
     if words[-1] in _WEEKDAYS:
-        ahead = (_WEEKDAYS.index(words[-1]) - anchor.start.weekday()) % 7 or 7
+        # "the following Friday": after it; "that Sunday": the one in the days from it
+        ahead = (_WEEKDAYS.index(words[-1]) - anchor.start.weekday()) % 7 or (
+            0 if words[0] == "that" else 7
+        )
         day = anchor.start + timedelta(days=ahead)
         return Mention(later.group(0), day, day, "day")
     unit = words[-1] if words[-1] in ("week", "month", "year") else "day"
@@ -917,7 +1051,8 @@ _TIME_WORD = re.compile(
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|jan(?:uary)?|feb(?:ruary)?|march|april|may"
     r"|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
     r"|valentine'?s|christmas|x-?mas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day"
-    r"|fortnight|stephen'?s|thanksgiving|from now|bonfire night|(?:day|week|month|year)s\s+back"
+    r"|fortnight|stephen'?s|thanksgiving|from now|(?:day|week|month)s\s+away|bonfire night"
+    r"|(?:day|week|month|year)s\s+back|" + _MORE_HOLIDAYS + r""
     r"|(?-i:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)|(?<=['\u2019])\d{2}"
     r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
     r"(?:day|week|month|year)s?)\b",
@@ -929,6 +1064,8 @@ _NAMED_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
 
 _PATTERN = re.compile(
     rf"\b(?:{_ANCHORED_SPAN}"
+    r"|(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+the\s+\d{1,2}(?:st|nd|rd|th)"
+    r"(?:\s+of\s+[A-Z][a-z]+)?"
     r"|(?:the\s+)?(?:first|last)\s+day\s+of\s+(?:January|February|March|April|May|June|July"
     r"|August|September|October|November|December)(?:,?\s+\d{4})?"
     r"|(?:the\s+)?(?:start|beginning|end|middle)\s+of\s+\d{4}"
@@ -939,9 +1076,10 @@ _PATTERN = re.compile(
     r"|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s+(?:to|through|until|till|-|\u2013)\s+the\s+\d{1,2}"
     r"(?:st|nd|rd|th)\s+of\s+[A-Z][a-z]+(?:,?\s+\d{4})?"
     r"|half\s+an?\s+(?:year|month)\s+ago"
+    r"|(?:\w+|a couple of|a few)(?:\s+and\s+a\s+half)?\s+(?:days?|weeks?|months?)\s+away"
     r"|(?:an?|\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several)"
     r"\s+(?:hour|minute|min)s?\s+ago"
-    r"|this\s+past\s+weekend|this\s+time\s+last\s+year|(?:at|over|on)\s+the\s+weekend"
+    r"|this\s+past\s+(?:weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|this\s+time\s+last\s+year|(?:at|over|on)\s+the\s+weekend"
     r"|the\s+week\s+after\s+next|(?:the\s+)?(?:start|beginning|end)\s+of\s+the\s+year"
     r"|(?:the\s+)?end\s+of\s+(?:last|this|next)\s+week|bonfire\s+night"
     r"|(?:\w+|a couple of|a few)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\s+ago"
@@ -959,7 +1097,7 @@ _PATTERN = re.compile(
     r"\s+(?:month|year)"
     r"|(?:st\.?\s+)?stephen'?s\s+day"
     r"|a week (?:on|from) (?:this\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-    r"|on\s+(?:the\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|on\s+(?:the\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day(?!\s+(?:before|after)\b)"
     r"|the\s+(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
     r"|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth"
     r"|twentieth)\s+of\s+(?:January|February|March|April|May|June|July|August|September"
@@ -984,6 +1122,7 @@ _PATTERN = re.compile(
     r"|(?:valentine'?s|new year'?s|christmas|boxing|(?:st\.? )?patrick'?s|paddy'?s)"
     r"(?:\s+(?:day|eve))?"
     r"|(?:x-?mas|christmas)(?:\s+(?:day|eve))?|halloween|thanksgiving"
+    r"|" + _MORE_HOLIDAYS + r""
     r"|easter(?:\s+(?:sunday|monday))?|good friday"
     r"|(?:in|during|over)\s+the\s+(?:spring|summer|autumn|fall|winter)"
     r"(?:\s+of\s+(?:\d{4}|['\u2019]\d{2}))?"
@@ -1028,6 +1167,49 @@ def only_time_sentences(text: str) -> str:
 def names_a_time(text: str) -> bool:
     """Whether ``text`` has a word without which it names no time (cheap: a pattern)."""
     return bool(_TIME_WORD.search(text))
+
+
+_CHAT = {
+    "yday": "yesterday", "yest": "yesterday", "ystrdy": "yesterday", "yesturday": "yesterday",
+    "tmrw": "tomorrow", "tmrow": "tomorrow", "tmr": "tomorrow", "tmw": "tomorrow",
+    "tomoz": "tomorrow", "2moro": "tomorrow", "2morrow": "tomorrow", "tomorow": "tomorrow",
+    "2day": "today", "2nite": "tonight", "2night": "tonight", "tonite": "tonight",
+    "wknd": "weekend", "wkend": "weekend", "w/e": "weekend", "wk": "week", "wks": "weeks",
+    "mnth": "month", "mnths": "months", "mth": "month", "mths": "months", "b4": "before",
+    "bday": "birthday", "b-day": "birthday", "bdays": "birthdays", "nxt": "next",
+    "im": "I'm", "ive": "I've", "xmas": "Christmas",
+}  # fmt: skip
+_CHAT_WORD = re.compile(
+    r"(?<![\w'@./-])(?:" + "|".join(map(re.escape, _CHAT)) + r")(?![\w'@/-])", re.I
+)
+_CHAT_YEARS = re.compile(
+    r"\b(\d+|a|one|two|three|four|five|six|seven|eight|nine|ten|few|couple|last|next|this)"
+    r"\s+yrs?\b",
+    re.I,
+)
+_CHAT_DAY = re.compile(
+    r"\b(on|last|next|this|til|till|until|by|from)\s+"
+    r"(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b(?!['\w])",
+    re.I,
+)
+
+
+def chat_words(text: str) -> str:
+    """``text`` with the ways chats shorten words of time written out: "yday", "tmrw",
+    "wknd", "2 wks ago", "3 yrs", "bday", "im"; a lowercase short day after "on", "last",
+    "next", "this", "from" or "until" ("on sat"; "this sun" stays the sun)."""
+    out = _CHAT_WORD.sub(lambda m: _CHAT[m.group(0).lower()], text)
+    out = _CHAT_YEARS.sub(
+        lambda m: f"{m.group(1)} year" + ("s" if m.group(0)[-1] in "sS" else ""), out
+    )
+    return _CHAT_DAY.sub(
+        lambda m: (
+            m.group(0)
+            if m.group(2).lower() == "sun" and m.group(1).lower() == "this"
+            else f"{m.group(1)} {_SHORT_DAYS[m.group(2).lower()].capitalize()}"
+        ),
+        out,
+    )
 
 
 @functools.cache

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from streams.memory.english import _nlp, english
-from streams.memory.when import Mention, covered, only_time_sentences, when
+from streams.memory.when import Mention, chat_words, covered, only_time_sentences, when
 
 Parse = Callable[[str], Any]
 TUESDAY = datetime(2023, 5, 16, 19, 20, tzinfo=UTC)
@@ -384,3 +384,59 @@ def test_a_time_no_date_can_hold_names_no_time_instead_of_failing(
 ) -> None:
     said = [m.text for m in when().mentions(text, TUESDAY, nlp)]
     assert [t for t in said if "1st" not in t] == []  # "the 1st" itself still reads
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "labels"),
+    [
+        # a weekday said with a day of the month picks the month (or year) it falls in
+        ("Landing in Denver Thursday the 13th around noon.", datetime(2024, 5, 21), ["2024-06-13"]),
+        ("Saturday the 17th of September, at the harbour church.", datetime(2022, 1, 16),
+         ["2022-09-17"]),
+        # "the Friday before last" after "on" is not last Friday
+        ("Sue finished the index on the Friday before last.", datetime(2022, 7, 31),
+         ["2022-07-22"]),
+        # told from the time said before it
+        ("I'm going home for Thanksgiving. Flying out the day before and back that Sunday.",
+         datetime(2023, 11, 5), ["2023-11-23", "2023-11-22", "2023-11-26"]),
+        ("The operation went well on the 11th, and they sent him home on the Thursday.",
+         datetime(2022, 7, 31), ["2022-07-11", "2022-07-14"]),
+        # "last Monday" said on a Tuesday is the week before (yesterday is "yesterday")
+        ("The surgery went great. Last Monday, finally.", datetime(2024, 1, 16), ["2024-01-08"]),
+        ("I'm back on Monday night.", datetime(2024, 2, 11), ["2024-02-12"]),
+        ("The wedding is three weeks away.", datetime(2022, 8, 30), ["2022-09-19..2022-09-25"]),
+        # holidays by their rule, and in a clause of no tense the nearest one
+        ("What are you doing for Memorial Day?", datetime(2024, 5, 21), ["2024-05-27"]),
+        ("The clinic is closed for Presidents' Day.", datetime(2024, 2, 11), ["2024-02-19"]),
+        ("and christmas eve night.", datetime(2024, 12, 7), ["2024-12-24"]),
+        ("We had a picnic on Canada Day.", datetime(2022, 7, 10), ["2022-07-01"]),
+        ("Victoria Day was lovely.", datetime(2024, 6, 11), ["2024-05-20"]),
+        ("happy paddys day!", datetime(2024, 3, 18), ["2024-03-17"]),
+    ],
+)  # fmt: skip
+def test_times_of_fresh_conversations_written_before_the_reader_was_run_on_them(
+    nlp: Parse | None, text: str, said: datetime, labels: list[str]
+) -> None:
+    assert [m.label for m in when().mentions(text, said.replace(tzinfo=UTC), nlp)] == labels
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the Monday after we arrived was beautiful", "on the thursday before my birthday"],
+)
+def test_a_day_told_from_an_event_never_dated_names_no_time(nlp: Parse | None, text: str) -> None:
+    assert when().mentions(text, TUESDAY, nlp) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("i sent fiona the chapter yday", "i sent fiona the chapter yesterday"),
+        ("we picked him up on sat", "we picked him up on Saturday"),
+        ("2 wks ago, 3 yrs in, last wknd, tmrw", "2 weeks ago, 3 years in, last weekend, tomorrow"),
+        ("this sun is brutal, yr mum said", "this sun is brutal, yr mum said"),
+        ("mail me at im@x.example", "mail me at im@x.example"),
+    ],
+)
+def test_chat_shortened_words_of_time_are_read_written_out(text: str, written: str) -> None:
+    assert chat_words(text) == written

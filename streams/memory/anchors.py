@@ -97,7 +97,14 @@ class Anchors:
             if m.granularity != "day" or start < 0:
                 continue
             sentence = sentence_of(text, start, start + len(m.text))
-            words = _WORD.findall(sentence.group(0) if sentence else text)
+            # with the sentence before it: "What are you doing for your birthday? The 13th
+            # is a Wednesday this year."
+            before = sentence_of(text, sentence.start() - 1, sentence.start()) if sentence else None
+            words = _WORD.findall(
+                text[before.start() if before else sentence.start() : sentence.end()]
+                if sentence
+                else text
+            )
             stems = frozenset(stem(w) for w in words)
             said.append(Anchor(stems, m.start, said_at, speaker))
         del said[:-_PER_GROUP]
@@ -140,7 +147,14 @@ class Anchors:
         ]
         own = [a for a in said if a.speaker == speaker]
         mine = (whose or "").lower() in ("my", "our", "i", "we")
-        latest = (own if mine and own else said)[-1:]
+        # "my birthday": one its speaker called "my" one, or the other called "your" one
+        theirs = [
+            a
+            for a in said
+            if (a.speaker == speaker and a.stems & {"my", "our"})
+            or (a.speaker != speaker and "your" in a.stems)
+        ]
+        latest = ((theirs or own) if mine and (theirs or own) else said)[-1:]
         return latest[0].day if latest else None
 
 

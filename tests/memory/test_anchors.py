@@ -52,6 +52,18 @@ def test_my_birthday_is_the_speakers_own_not_the_last_one_named() -> None:
     assert said[3].split() == ["2025-05-03"]
 
 
+def test_my_birthday_is_the_one_the_other_speaker_called_your_birthday() -> None:
+    said = times_of(
+        [
+            turn("Nana's birthday is on the 14th of June.", "2025-02-01", speaker="Aoife"),
+            turn("What are you doing for your birthday? The 13th is a Wednesday.", "2025-03-02",
+                 speaker="Megan"),
+            turn("I ran again the day after my birthday.", "2025-03-20", speaker="Rachel"),
+        ]
+    )  # fmt: skip
+    assert said[2].split() == ["2025-03-14"]
+
+
 def test_a_past_event_is_not_read_against_a_day_still_to_come() -> None:
     said = times_of(
         [

@@ -110,6 +110,7 @@ _RELATIVE = re.compile(r"^(last|this|next|past|coming)\s+(\w+)$")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_NAME = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WEEK_ON = re.compile(rf"^(?:a week (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} week)$")
+_AFTER_NEXT = re.compile(rf"^({_DAY_NAME[1:-1]}|weekend)\s+after\s+next$")
 _BEFORE_LAST = re.compile(
     rf"^(day|night|week|weekend|month|year|spring|summer|autumn|fall|winter|{_DAY_NAME})"
     r"\s+before\s+last$"
@@ -118,10 +119,10 @@ _AGO = re.compile(r"^(.+?)\s+(day|week|fortnight|month|year)s?\s+(?:ago|back)$")
 _AHEAD = re.compile(
     r"^(?:in\s+)?(a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|\d+)"
     r"(?:\s+and\s+a\s+half)?\s+(day|week|fortnight|month|year)s?"
-    r"(?:'s?\s+time|\s+from\s+(?:now|today)|\s+away)?$"
+    r"(?:'s?\s+time|\s+from\s+(?:now|today|tomorrow)|\s+away)?$"
 )
 _IN_BEFORE = re.compile(r"\bin\s+$")
-_FROM_NOW = re.compile(r"^\s+from\s+(?:now|today)\b")
+_FROM_NOW = re.compile(r"^\s+from\s+(?:now|today|tomorrow)\b")
 _UNITS_AGO = re.compile(
     rf"^(.+?)\s+(weekend|spring|summer|autumn|fall|winter|{_DAY_NAME[1:-1]})s?\s+ago$"
 )
@@ -177,7 +178,8 @@ _MORE_HOLIDAYS = (
     r"|remembrance\s+day|burns\s+night|hogmanay|april\s+fools'?\s+day|groundhog\s+day"
     r"|memorial\s+day|labou?r\s+day|mlk\s+day|martin\s+luther\s+king\s+day"
     r"|president'?s'?\s+day|columbus\s+day|victoria\s+day|mother'?s\s+day|father'?s\s+day"
-    r"|(?-i:NYE)"
+    r"|(?-i:NYE)|australia\s+day|straya\s+day|anzac\s+day|waitangi\s+day|republic\s+day"
+    r"|gandhi\s+jayanti|(?:king|queen)'?s\s+birthday|melbourne\s+cup(?:\s+day)?"
 )
 _MONTH_WORD = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November"
@@ -195,7 +197,7 @@ _ANCHOR_DAY = (
 )
 _ANCHORED_SPAN = (
     rf"(?:the\s+)?(?:(?:{_COUNT_WORDS})\s+(?:days?|nights?|weeks?)|day|night|week|weekend"
-    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?:before|after)\s+{_ANCHOR_DAY}"
+    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+(?:before|after)\s+(?:the\s+)?{_ANCHOR_DAY}"
 )
 _FIRST_LAST_DAY = re.compile(r"^(first|last) day of ([a-z]+)(?:,? (\d{4}))?$")
 _LATER = re.compile(
@@ -206,7 +208,7 @@ _LATER = re.compile(
     r"|that\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day"
     r"|the\s+day\s+after(?=\s*(?:[,.;!?]|$))"
     r"|the\s+(?:day|night|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+before"
-    r"(?=\s*(?:[,.;!?]|$)|\s+(?:and|but|so|then|too|as\s+well)\b))\b",
+    r"(?=\s*(?:[,.;!?]|$)|\s+(?:and|but|so|then|too|as\s+well|to|for|with|at|in)\b))\b",
     re.I,
 )
 """A time told from the one said before it in the same text ("we got there on Friday and
@@ -239,6 +241,8 @@ _HOLIDAYS |= {
     "remembrance day": (11, 11), "burns night": (1, 25), "st andrew's day": (11, 30),
     "st. andrew's day": (11, 30), "hogmanay": (12, 31), "april fools' day": (4, 1),
     "april fools day": (4, 1), "groundhog day": (2, 2), "nye": (12, 31),
+    "australia day": (1, 26), "straya day": (1, 26), "anzac day": (4, 25),
+    "waitangi day": (2, 6), "republic day": (1, 26), "gandhi jayanti": (10, 2),
 }  # fmt: skip
 _PLAIN_HOLIDAYS = {name.replace("'", ""): day for name, day in _HOLIDAYS.items()}
 """Holidays on a fixed day, also written without the apostrophe ("stephens day");
@@ -249,10 +253,12 @@ _NTH_WEEKDAY_HOLIDAYS = {
     "mlk day": (1, 0, 3), "martin luther king day": (1, 0, 3), "presidents day": (2, 0, 3),
     "presidents' day": (2, 0, 3), "president's day": (2, 0, 3), "columbus day": (10, 0, 2),
     "victoria day": (5, 0, -2), "mother's day": (5, 6, 2), "father's day": (6, 6, 3),
+    "king's birthday": (6, 0, 2), "queen's birthday": (6, 0, 2), "melbourne cup": (11, 1, 1),
+    "melbourne cup day": (11, 1, 1),
 }  # fmt: skip
-"""(month, weekday, nth; negative from the month's end) of holidays set that way (US and
-Canadian ones; Victoria Day is the Monday before 25 May: the second last; Mother's Day
-the US one)."""
+"""(month, weekday, nth; negative from the month's end) of holidays set that way (US,
+Canadian and Australian ones; Victoria Day is the Monday before 25 May: the second last;
+Mother's Day the US one; the King's Birthday the Australian second Monday of June)."""
 _PLAIN_NTH = {name.replace("'", ""): rule for name, rule in _NTH_WEEKDAY_HOLIDAYS.items()}
 _EASTER = {"easter": 0, "easter sunday": 0, "easter monday": 1, "good friday": -2}
 
@@ -260,7 +266,9 @@ _FUTURE = re.compile(
     r"\b(?:will|won't|'ll|let's|let us|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming"
     r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?!\w+ed\b)\w+ing"
-    r"|(?:i|we|you|they)\s+have\s+(?:a|an|my|our|your|their)\s+\w+(?:\s+\w+)?\s+(?:on|at|this|next)"
+    r"|\w+\s+ha(?:ve|s)\s+(?:a|an|my|our|your|his|her|their)(?:\s+[\w-]+){1,6}?\s+(?:on|at|this|next)"
+    r"|(?:i|we|they)\s+(?:move|fly|leave|start|finish|arrive|land|travel|drive|head|go\s+back"
+    r"|come\s+back|get\s+back|close|open|exchange|complete)\s+(?:\w+\s+)?(?:on|this|next)\b"
     r"|(?:are|is)\s+(?:you|we|they|he|she)\s+(?:\w+ing)\b"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?:back|off|away|home|free|out|around|up)"
     r"\s+(?:(?:on|from|until|till|for|over)\s+)?(?:the\s+)?(?:\w+day|\d+(?:st|nd|rd|th)?"
@@ -412,8 +420,10 @@ class When:
             return None
         ahead = _AHEAD.match(_clean(span))
         said_in = bool(_IN_BEFORE.search(text[:start]) or re.match(r"(?i)in\s", span))
+        after = text[start + len(span) :]
         forward = (
-            _FROM_NOW.match(text[start + len(span) :])
+            _FROM_NOW.match(after)
+            or re.search(r"(?i)\bfrom\s+(?:now|today|tomorrow)$", span)
             or span.endswith(("time", "away"))
             or (
                 # "she's coming up in a couple of weeks", "the exam is in a fortnight";
@@ -425,10 +435,22 @@ class When:
         )
         if ahead and forward:
             # "we leave in 3 days", "two weeks from now": counted forward from the day said
+            # ("three weeks from tomorrow": from the day after)
+            if re.search(r"(?i)\btomorrow$", span) or re.match(r"(?i)\s+from\s+tomorrow", after):
+                said_at += timedelta(days=1)
             count = _count(ahead.group(1))
             unit = ahead.group(2)
             if unit == "fortnight":  # "we'll know in a fortnight"
                 unit, count = "week", 2 * count
+            if count and re.search(r"(?i)\bfrom\s+(?:today|tomorrow)$", span):
+                # "a week from today", "a month from tomorrow": that very day
+                day = said_at.date()
+                if unit in ("month", "year"):
+                    first = _add_months(day, count * (12 if unit == "year" else 1))
+                    day = first.replace(day=min(day.day, _month(first.year, first.month)[1].day))
+                else:
+                    day += timedelta(days=count * _UNITS[unit])
+                return Mention(span, day, day, "day")
             if count and " half " in f" {span} " and unit in ("week", "month"):
                 # "two and a half weeks away": the week (or month) it falls in
                 ahead_by = timedelta(days=count * _UNITS[unit] + _UNITS[unit] // 2)
@@ -640,12 +662,23 @@ class When:
                 if previous is not None:
                     start = previous.start.replace(year=previous.start.year - (count - 1))
                     return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
+        if m := _AFTER_NEXT.match(phrase):
+            # "the Monday after next": the one after the coming one
+            if m.group(1) == "weekend":
+                saturday = today + timedelta(days=(5 - today.weekday()) % 7 + 7)
+                return Mention(span, saturday, saturday + timedelta(days=1), "week")
+            weekday = _WEEKDAYS.index(m.group(1))
+            later = today + timedelta(days=((weekday - today.weekday()) % 7 or 7) + 7)
+            return Mention(span, later, later, "day")
         if m := _WEEK_ON.match(phrase):
             # "a week on Friday" (British): the Friday after the coming one.
             weekday = _WEEKDAYS.index(m.group(1) or m.group(2))
             coming = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
             later = coming + timedelta(days=7)
             return Mention(span, later, later, "day")
+        if numeric := _NUMERIC.match(phrase):
+            digits = _numeric_day(numeric, today, future, past)
+            return Mention(span, digits, digits, "day") if digits else None
         said_with = _WEEKDAY_BEFORE_DATE.match(span.strip().lower().removeprefix("on "))
         named = _day_named(phrase, today, future, past, said_with[1] if said_with else None)
         if named is not None:
@@ -751,6 +784,38 @@ def _day_named(
     found = [d for d in candidates if d is not None]
     if weekday and any(_WEEKDAYS[d.weekday()] == weekday for d in found):
         found = [d for d in found if _WEEKDAYS[d.weekday()] == weekday]
+    if future and any(d >= today for d in found):
+        found = [d for d in found if d >= today]
+    elif past and any(d <= today for d in found):
+        found = [d for d in found if d <= today]
+    return min(found, key=lambda d: abs(d - today)) if found else None
+
+
+_NUMERIC = re.compile(r"^(?:to\s+|til\s+)?(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?$")
+_NUMERIC_SPAN = (
+    r"(?:on|by|from|until|till|til|since|for|to)\s+\d{1,2}/\d{1,2}(?:/(?:\d{4}|\d{2}))?(?![\d/])"
+)
+"""A date in digits after a word that says a day follows ("we fly on 1/8", "closing moved
+to 9/13"); "24/7" and "1/2 price" are not dates."""
+
+
+def _numeric_day(m: re.Match[str], today: date, future: bool, past: bool) -> date | None:
+    """ "1/8", "8/30", "12/8/24": day and month either way round (9/13 is American, 13/9
+    European; 1/8 is either), the reading nearest ``today`` (ahead when ``future``, behind
+    when ``past``), in the year said or the nearest."""
+    first, second = int(m.group(1)), int(m.group(2))
+    year = m.group(3)
+    years = (
+        [int(year) + (2000 if len(year) == 2 else 0)]
+        if year
+        else [today.year + s for s in (-1, 0, 1)]
+    )
+    found = [
+        d
+        for y in years
+        for month, day in ((first, second), (second, first))
+        if 1 <= month <= 12 and (d := _on(y, month, day)) is not None
+    ]
     if future and any(d >= today for d in found):
         found = [d for d in found if d >= today]
     elif past and any(d <= today for d in found):
@@ -1052,7 +1117,7 @@ _TIME_WORD = re.compile(
     r"|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
     r"|valentine'?s|christmas|x-?mas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day"
     r"|fortnight|stephen'?s|thanksgiving|from now|(?:day|week|month)s\s+away|bonfire night"
-    r"|(?:day|week|month|year)s\s+back|" + _MORE_HOLIDAYS + r""
+    r"|(?:day|week|month|year)s\s+back|" + _MORE_HOLIDAYS + r"|\d{1,2}/\d{1,2}"
     r"|(?-i:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)|(?<=['\u2019])\d{2}"
     r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
     r"(?:day|week|month|year)s?)\b",
@@ -1063,7 +1128,7 @@ _TIME_WORD = re.compile(
 _NAMED_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
 
 _PATTERN = re.compile(
-    rf"\b(?:{_ANCHORED_SPAN}"
+    rf"\b(?:{_ANCHORED_SPAN}|{_NUMERIC_SPAN}"
     r"|(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+the\s+\d{1,2}(?:st|nd|rd|th)"
     r"(?:\s+of\s+[A-Z][a-z]+)?"
     r"|(?:the\s+)?(?:first|last)\s+day\s+of\s+(?:January|February|March|April|May|June|July"
@@ -1080,7 +1145,8 @@ _PATTERN = re.compile(
     r"|(?:an?|\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several)"
     r"\s+(?:hour|minute|min)s?\s+ago"
     r"|this\s+past\s+(?:weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|this\s+time\s+last\s+year|(?:at|over|on)\s+the\s+weekend"
-    r"|the\s+week\s+after\s+next|(?:the\s+)?(?:start|beginning|end)\s+of\s+the\s+year"
+    r"|the\s+week\s+after\s+next|(?:the\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend)"
+    r"\s+after\s+next|(?:the\s+)?(?:start|beginning|end)\s+of\s+the\s+year"
     r"|(?:the\s+)?end\s+of\s+(?:last|this|next)\s+week|bonfire\s+night"
     r"|(?:\w+|a couple of|a few)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\s+ago"
     r"|the\s+(?:first|second|third|fourth|last|final)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day"
@@ -1127,7 +1193,7 @@ _PATTERN = re.compile(
     r"|(?:in|during|over)\s+the\s+(?:spring|summer|autumn|fall|winter)"
     r"(?:\s+of\s+(?:\d{4}|['\u2019]\d{2}))?"
     r"|(?:in\s+)?(?:a|one|two|three|four|five|six|a couple of|a few|\d+)\s+"
-    r"(?:days?|weeks?|months?|years?)\s+from\s+(?:now|today))\b",
+    r"(?:days?|weeks?|months?|years?)\s+from\s+(?:now|today|tomorrow))\b",
     re.I,
 )
 

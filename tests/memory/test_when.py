@@ -412,12 +412,32 @@ def test_a_time_no_date_can_hold_names_no_time_instead_of_failing(
         ("We had a picnic on Canada Day.", datetime(2022, 7, 10), ["2022-07-01"]),
         ("Victoria Day was lovely.", datetime(2024, 6, 11), ["2024-05-20"]),
         ("happy paddys day!", datetime(2024, 3, 18), ["2024-03-17"]),
+        # a second set of three (Australian, work chat, Indian English)
+        ("A week from today you're a Berliner!", datetime(2024, 7, 25), ["2024-08-01"]),
+        ("The race is a month from tomorrow.", datetime(2024, 9, 19), ["2024-10-20"]),
+        ("He starts the Monday after next.", datetime(2024, 5, 21), ["2024-06-03"]),
+        ("Anyway, we move on Saturday!", datetime(2024, 7, 23), ["2024-07-27"]),
+        ("Ines has a second-round interview with that startup on Tuesday.",
+         datetime(2024, 2, 8), ["2024-02-13"]),
+        ("We'll look at venues the Saturday after the King's Birthday.", datetime(2024, 5, 21),
+         ["2024-06-15"]),
+        ("We fly on 1/8, and the appointment is on 12/8.", datetime(2024, 6, 20),
+         ["2024-08-01", "2024-08-12"]),
+        ("Closing moved to 9/13, fingers crossed.", datetime(2024, 8, 24), ["2024-09-13"]),
+        ("We drove down on Republic Day morning.", datetime(2024, 1, 28), ["2024-01-26"]),
+        ("On the 18th. I'm going there the day before to help.", datetime(2023, 12, 10),
+         ["2023-12-18", "2023-12-17"]),
     ],
 )  # fmt: skip
 def test_times_of_fresh_conversations_written_before_the_reader_was_run_on_them(
     nlp: Parse | None, text: str, said: datetime, labels: list[str]
 ) -> None:
     assert [m.label for m in when().mentions(text, said.replace(tzinfo=UTC), nlp)] == labels
+
+
+@pytest.mark.parametrize("text", ["we're open 24/7", "half price, 1/2 off"])
+def test_a_fraction_is_no_date(nlp: Parse | None, text: str) -> None:
+    assert when().mentions(text, TUESDAY, nlp) == []
 
 
 @pytest.mark.parametrize(

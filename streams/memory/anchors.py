@@ -33,10 +33,12 @@ from streams.memory.when import (
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NOT_EVENTS = frozenset(
     ("tomorrow", "yesterday", "today", "tonight", "that", "this", "it", "next", "last", "then",
-     "got", "get", "were", "was", "had", "did", "went", "came", "made", "said", "all")
+     "got", "get", "were", "was", "had", "did", "went", "came", "made", "said", "all", "and",
+     "but", "so", "or", "to", "for", "with", "at", "in", "on", "of", "as", "too")
 )  # fmt: skip
-"""Words after "the day after" that name no event of their own: times, and verbs too
-light to find the sentence that dated them ("the day after they got back")."""
+"""Words after "the day after" that name no event of their own: times, verbs too light
+to find the sentence that dated them ("the day after they got back"), and the small words
+that end the phrase ("the Monday after and said": told from the time said before it)."""
 _TIED = re.compile(
     r"(?<!every )\b(?:"
     r"the\s+(?P<unit>day|morning|afternoon|evening|night|week|weekend|" + "|".join(_WEEKDAYS) + r")"

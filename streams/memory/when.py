@@ -110,6 +110,8 @@ _RELATIVE = re.compile(r"^(last|this|next|past|coming)\s+(\w+)$")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_NAME = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WEEK_ON = re.compile(rf"^(?:a week (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} week)$")
+_COME_DAY = re.compile(rf"^(?:come\s+{_DAY_NAME}|{_DAY_NAME}\s+last)$")
+_WEEK_FROM = re.compile(r"^a\s+week\s+(yesterday|tomorrow)$")
 _AFTER_NEXT = re.compile(rf"^({_DAY_NAME[1:-1]}|weekend)\s+after\s+next$")
 _BEFORE_LAST = re.compile(
     rf"^(day|night|week|weekend|month|year|spring|summer|autumn|fall|winter|{_DAY_NAME})"
@@ -144,6 +146,8 @@ _HOURS_AGO = re.compile(
 _BARE_DAY = re.compile(r"(?i)^(?:the\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day$")
 _TOLD_FROM_ANOTHER = re.compile(r"(?i)\bthat\s+$")
 _BEFORE_AFTER = re.compile(r"(?i)^\s+(?:before|after)\b(?!\s+(?:last|next)\b)")
+_OLD = re.compile(r"^(.+?)\s+(day|week|month)s?\s+old$")
+"""A baby "ten days old today": born that many days before."""
 _TODAY_AFTER = re.compile(r"^\s+(?:today|to the day)\b")
 _OR_TWO = re.compile(r"^a\s+(day|week)\s+or\s+two\s+ago$")
 _SHORT_YEAR = re.compile(r"^'(\d{2})$")
@@ -206,7 +210,8 @@ _LATER = re.compile(
     r"|the\s+following\s+(?:day|morning|afternoon|evening|night|week|month|year"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
     r"|that\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-    r"|the\s+day\s+after(?=\s*(?:[,.;!?]|$))"
+    r"|the\s+(?:day|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+after"
+    r"(?=\s*(?:[,.;!?]|$)|\s+(?:and|but|so|then|too)\b)"
     r"|the\s+(?:day|night|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\s+before"
     r"(?=\s*(?:[,.;!?]|$)|\s+(?:and|but|so|then|too|as\s+well|to|for|with|at|in)\b))\b",
     re.I,
@@ -234,8 +239,6 @@ _HOLIDAYS = {
     "boxing day": (12, 26), "st stephen's day": (12, 26), "st. stephen's day": (12, 26),
     "stephen's day": (12, 26), "new year's eve": (12, 31), "new years eve": (12, 31),
     "independence day": (7, 4), "fourth of july": (7, 4), "bonfire night": (11, 5),
-}  # fmt: skip
-_HOLIDAYS |= {
     "canada day": (7, 1), "st david's day": (3, 1), "st. david's day": (3, 1),
     "juneteenth": (6, 19), "veterans day": (11, 11), "veterans' day": (11, 11),
     "remembrance day": (11, 11), "burns night": (1, 25), "st andrew's day": (11, 30),
@@ -265,10 +268,12 @@ _EASTER = {"easter": 0, "easter sunday": 0, "easter monday": 1, "good friday": -
 _FUTURE = re.compile(
     r"\b(?:will|won't|'ll|let's|let us|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming"
     r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
-    r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?!\w+ed\b)\w+ing"
+    r"|(?:i'm|i am|we're|we are|they're|he's|she's|you're|you are)\s+(?!\w+ed\b)\w+ing"
     r"|\w+\s+ha(?:ve|s)\s+(?:a|an|my|our|your|his|her|their)(?:\s+[\w-]+){1,6}?\s+(?:on|at|this|next)"
-    r"|(?:i|we|they)\s+(?:move|fly|leave|start|finish|arrive|land|travel|drive|head|go\s+back"
-    r"|come\s+back|get\s+back|close|open|exchange|complete)\s+(?:\w+\s+)?(?:on|this|next)\b"
+    r"|(?:i|we|they|you)\s+(?:move|fly|leave|start|finish|arrive|land|travel|drive|head|go\s+back"
+    r"|come\s+back|get\s+back|close|open|exchange|complete)\s+(?:\w+\s+)?(?:on|this|next|tomorrow"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    r"|going\s+(?:up|from|to)\b|(?:rising|changing|moving|switching|increasing)\s+(?:from|to)\b"
     r"|(?:are|is)\s+(?:you|we|they|he|she)\s+(?:\w+ing)\b"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?:back|off|away|home|free|out|around|up)"
     r"\s+(?:(?:on|from|until|till|for|over)\s+)?(?:the\s+)?(?:\w+day|\d+(?:st|nd|rd|th)?"
@@ -349,6 +354,12 @@ def clause_of(text: str, start: int, end: int) -> str:
     return m.group(0)
 
 
+def _today_of_ago(text: str, start: int, span: str) -> bool:
+    """Whether ``span`` is the "today" of "two weeks ago today" or "ten days old today",
+    read whole with the words before it: no time of its own."""
+    return span.lower() == "today" and text[:start].lower().endswith(("ago ", "old "))
+
+
 class When:
     """Resolves the times in texts; one per process (the dateparser parsers are cached)."""
 
@@ -373,13 +384,15 @@ class When:
             )
         ]
         for start, end, span, sentence in entities:
+            if _today_of_ago(text, start, span):
+                continue
             mention = self._dated(text, start, span, sentence, said_at)
             if mention is not None:
                 resolved.append((start, end))
                 out.append(mention)
         # The pattern reads what the pipeline missed or could not resolve ("Day 10k").
         for start, end, span, sentence in patterns:
-            if any(start < e and s < end for s, e in resolved):
+            if any(start < e and s < end for s, e in resolved) or _today_of_ago(text, start, span):
                 continue
             mention = self._dated(text, start, span, sentence, said_at)
             if mention is not None:
@@ -426,10 +439,14 @@ class When:
             or re.search(r"(?i)\bfrom\s+(?:now|today|tomorrow)$", span)
             or span.endswith(("time", "away"))
             or (
-                # "she's coming up in a couple of weeks", "the exam is in a fortnight";
-                # not "four books in two weeks"
+                # "she's coming up in a couple of weeks", "the exam is in a fortnight",
+                # "In ten days." on its own; not "four books in two weeks"
                 said_in
-                and (is_future(clause) or _SCHEDULED.search(clause))
+                and (
+                    is_future(clause)
+                    or _SCHEDULED.search(clause)
+                    or clause.strip().lower().startswith(span.strip().lower())
+                )
                 and not _PAST.search(clause)
             )
         )
@@ -461,7 +478,7 @@ class When:
             # "this Sunday just gone": the last one
             gone = self.resolve("last " + span[5:], said_at)
             return None if gone is None else dataclasses.replace(gone, text=span)
-        ago = _AGO.match(_clean(span))
+        ago = _AGO.match(_clean(span)) or _OLD.match(_clean(span))
         if ago and _TODAY_AFTER.match(text[start + len(span) :]):
             # "ten years ago today", "a month ago to the day": that very day
             anniversary = _to_the_day(ago.group(1), ago.group(2), said_at.date())
@@ -662,6 +679,20 @@ class When:
                 if previous is not None:
                     start = previous.start.replace(year=previous.start.year - (count - 1))
                     return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
+        if m := _COME_DAY.match(phrase):
+            # "come Monday": the coming one; "Sunday last": the last one
+            weekday = _WEEKDAYS.index(m.group(1) or m.group(2))
+            shift = (
+                (weekday - today.weekday()) % 7 or 7
+                if m.group(1)
+                else -((today.weekday() - weekday) % 7 or 7)
+            )
+            day = today + timedelta(days=shift)
+            return Mention(span, day, day, "day")
+        if m := _WEEK_FROM.match(phrase):
+            # "a week yesterday" (British): a week before yesterday; "a week tomorrow"
+            day = today + timedelta(days=-8 if m.group(1) == "yesterday" else 8)
+            return Mention(span, day, day, "day")
         if m := _AFTER_NEXT.match(phrase):
             # "the Monday after next": the one after the coming one
             if m.group(1) == "weekend":
@@ -972,6 +1003,10 @@ def _later(later: re.Match[str], anchor: Mention) -> Mention:
             int(later.group(1)) if later.group(1).isdigit() else 1
         )
         return _shifted(later.group(0), anchor.start, later.group(2).lower(), -count)
+    if words[-1] == "after" and words[-2] in _WEEKDAYS:  # "the Monday after"
+        ahead = (_WEEKDAYS.index(words[-2]) - anchor.start.weekday()) % 7 or 7
+        day = anchor.start + timedelta(days=ahead)
+        return Mention(later.group(0), day, day, "day")
     if words[-1] == "before":  # "the day before", "the Thursday before"
         back = (
             (anchor.start.weekday() - _WEEKDAYS.index(words[-2])) % 7 or 7
@@ -1119,7 +1154,7 @@ _TIME_WORD = re.compile(
     r"|fortnight|stephen'?s|thanksgiving|from now|(?:day|week|month)s\s+away|bonfire night"
     r"|(?:day|week|month|year)s\s+back|" + _MORE_HOLIDAYS + r"|\d{1,2}/\d{1,2}"
     r"|(?-i:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)|(?<=['\u2019])\d{2}"
-    r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
+    r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|seven|eight|nine|ten|several)\s+"
     r"(?:day|week|month|year)s?)\b",
     re.I,
 )
@@ -1145,6 +1180,10 @@ _PATTERN = re.compile(
     r"|(?:an?|\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several)"
     r"\s+(?:hour|minute|min)s?\s+ago"
     r"|this\s+past\s+(?:weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|this\s+time\s+last\s+year|(?:at|over|on)\s+the\s+weekend"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+before\s+last"
+    r"|come\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+last\b"
+    r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:days?|weeks?|months?)\s+old(?=\s+today)"
+    r"|a\s+week\s+(?:yesterday|tomorrow)"
     r"|the\s+week\s+after\s+next|(?:the\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend)"
     r"\s+after\s+next|(?:the\s+)?(?:start|beginning|end)\s+of\s+the\s+year"
     r"|(?:the\s+)?end\s+of\s+(?:last|this|next)\s+week|bonfire\s+night"
@@ -1173,7 +1212,7 @@ _PATTERN = re.compile(
     r"|the\s+(?:first|second|third|fourth|last|final)\s+week\s+(?:of|in)\s+[A-Z][a-z]+"
     r"|(?:\w+|a couple of|a few)\s+(?:weekend|spring|summer|autumn|fall|winter)s?\s+ago"
     r"|(?:the\s+)?(?:spring|summer|autumn|fall|winter)\s+of\s+\d{4}"
-    r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|several)\s+"
+    r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|seven|eight|nine|ten|several)\s+"
     r"(?:day|week|fortnight|month|year)s?(?:['\u2019]s?\s+time)?"
     r"|(?:last|this|next|past|coming)\s+(?:\w+)|(?:yesterday|today|tonight|tomorrow)"
     r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)(?:\s+or\s+so)?\s+(?:ago|back)"

@@ -427,6 +427,19 @@ def test_a_time_no_date_can_hold_names_no_time_instead_of_failing(
         ("We drove down on Republic Day morning.", datetime(2024, 1, 28), ["2024-01-26"]),
         ("On the 18th. I'm going there the day before to help.", datetime(2023, 12, 10),
          ["2023-12-18", "2023-12-17"]),
+        # a third set of three (painter and counsellor, a couple apart, a mother and son)
+        ("They accepted our offer Thursday before last.", datetime(2023, 4, 16),
+         ["2023-04-06"]),
+        ("They start on Monday.", datetime(2023, 6, 10), ["2023-06-12"]),
+        ("I'll call the doctor come Monday.", datetime(2023, 7, 22), ["2023-07-24"]),
+        ("We sang it Sunday last.", datetime(2023, 7, 22), ["2023-07-16"]),
+        ("In ten days. Seven nights in a row.", datetime(2024, 6, 23), ["2024-07-03"]),
+        ("Lucia Rose, ten days old today.", datetime(2025, 3, 9), ["2025-02-27"]),
+        ("The prep course finished a week yesterday.", datetime(2023, 4, 13), ["2023-04-05"]),
+        ("Two weeks ago today I went. I rang Bernie on the Monday after and said yes.",
+         datetime(2023, 7, 22), ["2023-07-08", "2023-07-10"]),
+        ("You're getting the train up the day before Christmas Eve.", datetime(2024, 12, 8),
+         ["2024-12-23"]),
     ],
 )  # fmt: skip
 def test_times_of_fresh_conversations_written_before_the_reader_was_run_on_them(

@@ -815,11 +815,7 @@ def _day_named(
     found = [d for d in candidates if d is not None]
     if weekday and any(_WEEKDAYS[d.weekday()] == weekday for d in found):
         found = [d for d in found if _WEEKDAYS[d.weekday()] == weekday]
-    if future and any(d >= today for d in found):
-        found = [d for d in found if d >= today]
-    elif past and any(d <= today for d in found):
-        found = [d for d in found if d <= today]
-    return min(found, key=lambda d: abs(d - today)) if found else None
+    return _nearest(found, today, future, past)
 
 
 _NUMERIC = re.compile(r"^(?:to\s+|til\s+)?(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?$")
@@ -847,6 +843,12 @@ def _numeric_day(m: re.Match[str], today: date, future: bool, past: bool) -> dat
         for month, day in ((first, second), (second, first))
         if 1 <= month <= 12 and (d := _on(y, month, day)) is not None
     ]
+    return _nearest(found, today, future, past)
+
+
+def _nearest(found: list[date], today: date, future: bool, past: bool) -> date | None:
+    """The day of ``found`` nearest ``today``: among those ahead when ``future``, behind
+    when ``past`` (when there are any)."""
     if future and any(d >= today for d in found):
         found = [d for d in found if d >= today]
     elif past and any(d <= today for d in found):

@@ -93,6 +93,17 @@ ASKS_WHEN = re.compile(
     re.I,
 )
 """A question that asks for a time."""
+PARTS = re.compile(
+    r"(?:,|\band)\s+(?:what|who|whom|whose|where|when|why|which|how)\b"
+    r"|\bbetween\b.*\band\b|\bfrom\b.*\b(?:to|through|until)\b",
+    re.I,
+)
+"""Where a question asks a second thing ("what job did she start with, and what role did
+she take on in September?", "how did the rate change between the first quote and
+December?"). A time such a question names dates one of its parts, so it weighs
+``time`` divided by the number of parts: at full weight the month's turns crowded out the
+other part (on the 16 train conversations recall@10 0.806 -> 0.813, multi-hop 0.661 ->
+0.691, single-hop and the asked dates unchanged)."""
 SPECIFIC = {"day": 1.0, "week": 0.9, "month": 0.6, "season": 0.4, "year": 0.2}
 """How well a time a turn names answers a question asking *when*, by its granularity:
 "yesterday" answers "on what day", "in 2022" barely. Set by specificity, not fitted;
@@ -351,9 +362,11 @@ def _relevance(
         features["dated"] = memo["dated"]
     total = np.zeros(n)
     weight = 0.0
+    parts = 1 + len(PARTS.findall(asked.question))
     for name, values in features.items():
-        total += WEIGHTS[name] * _scaled(np.asarray(values, dtype=np.float64))
-        weight += WEIGHTS[name]
+        w = WEIGHTS[name] / parts if name == "time" else WEIGHTS[name]
+        total += w * _scaled(np.asarray(values, dtype=np.float64))
+        weight += w
     evidence = total / weight if weight else total
     return (evidence + _priors(conversation, asked.question, features.get("meaning"))) / (
         1.0 + sum(PRIORS.values())

@@ -57,6 +57,9 @@ _SINCE = re.compile(
 _WORD = re.compile(r"[a-z][a-z'\u2019]+", re.I)
 _GROUPS = 10_000
 _PER_GROUP = 200
+_REPLY = timedelta(minutes=10)
+"""A turn said this soon after the one before it answers it: "When's the interview?" /
+"It's next Thursday at 2." dates the interview."""
 
 
 def stem(word: str) -> str:
@@ -77,6 +80,9 @@ class Anchor:
     day: date
     said_at: datetime
     speaker: str | None
+    asked: frozenset[str] = frozenset()
+    """The stems of the turn it replied to: an event found only there anchors when no
+    sentence of its own names it."""
 
 
 @dataclass
@@ -85,15 +91,28 @@ class Anchors:
     groups forgotten first)."""
 
     groups: OrderedDict[str, list[Anchor]] = field(default_factory=OrderedDict)
+    last: dict[str, tuple[datetime, frozenset[str]]] = field(default_factory=dict)
+    """Each group's latest turn: when it was said and the stems of its last sentence."""
 
     def remember(
         self, group: str, text: str, mentions: list[Mention], said_at: datetime,
         speaker: str | None,
     ) -> None:  # fmt: skip
-        """An anchor for each day ``text`` names, with the words of its sentence (a week,
+        """An anchor for each day ``text`` names, with the words of its sentence and, when
+        ``text`` replies to the turn just before it, of that turn's last sentence (a week,
         a month or a season anchors nothing)."""
         said = self.groups.setdefault(group, [])
         self.groups.move_to_end(group)
+        previous = self.last.get(group)
+        asked = (
+            previous[1]
+            if previous is not None and timedelta(0) <= said_at - previous[0] <= _REPLY
+            else frozenset()
+        )
+        ending = sentence_of(text, len(text.rstrip()) - 1, len(text.rstrip()))
+        self.last[group] = (
+            said_at, frozenset(stem(w) for w in _WORD.findall(ending.group(0) if ending else text))
+        )  # fmt: skip
         for m in mentions:
             start = text.find(m.text)
             if m.granularity != "day" or start < 0:
@@ -108,16 +127,18 @@ class Anchors:
                 else text
             )
             stems = frozenset(stem(w) for w in words)
-            said.append(Anchor(stems, m.start, said_at, speaker))
+            said.append(Anchor(stems, m.start, said_at, speaker, asked - stems))
         del said[:-_PER_GROUP]
         while len(self.groups) > _GROUPS:
-            self.groups.popitem(last=False)
+            dropped, _ = self.groups.popitem(last=False)
+            self.last.pop(dropped, None)
 
     def forget(self, group: str, tenant: str | None = None) -> None:
         """Drop the anchors of ``group``, or of every group of ``tenant`` when given."""
         for known in list(self.groups):
             if known == group or (tenant is not None and known.startswith(f"{tenant}:")):
                 del self.groups[known]
+                self.last.pop(known, None)
 
     def tied(self, group: str, text: str, said_at: datetime, speaker: str | None) -> list[Mention]:
         """The times ``text`` places by an event: each against the latest anchor of the
@@ -142,11 +163,20 @@ class Anchors:
         if fixed is not None:
             return fixed
         word, today = stem(event.split()[0]), said_at.date()
-        said = [
+        before = [
             a
             for a in self.groups.get(group, ())
-            if word in a.stems and a.said_at <= said_at and (a.day >= today) == future
+            if a.said_at <= said_at and (a.day >= today) == future
         ]
+        named = [a for a in before if word in a.stems]
+        # an event named only in the turn replied to is the one meant when it was said on a
+        # later day than any sentence naming it; the same day, the naming sentence is the
+        # better witness
+        replied = [
+            a for a in before
+            if word in a.asked and (not named or a.said_at.date() > named[-1].said_at.date())
+        ]  # fmt: skip
+        said = sorted(named + replied, key=lambda a: a.said_at)
         own = [a for a in said if a.speaker == speaker]
         mine = (whose or "").lower() in ("my", "our", "i", "we")
         # "my birthday": one its speaker called "my" one, or the other called "your" one

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from api.services.recall import ASKS_WHEN, in_own_words, mentioned, prepare, rank
+from api.services.recall import ASKS_WHEN, PARTS, in_own_words, mentioned, prepare, rank
 from projections.index.port import IndexedObject, Kind
 from streams.embedder.model import SentenceTransformerEmbedder
 
@@ -115,6 +115,32 @@ def test_a_time_in_the_question_prefers_what_was_said_then(
     asked = [i for _, i in ranked_ids(turns, embedder, "What did Maya say on 9 May 2023?")]
     assert set(asked[:2]) == {"t4", "t6"}
     assert plain[:2] != asked[:2]
+
+
+def test_a_time_that_dates_one_part_of_a_question_weighs_less_than_a_whole_questions_time(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    turns = conversation(embedder, SESSIONS, {})
+
+    def lift(question: str) -> float:
+        """How much naming 16 May raises a turn said that day (t9, "Where to?")."""
+        dated = dict((i, s) for s, i in ranked_ids(turns, embedder, f"{question} on 16 May 2023?"))
+        plain = dict((i, s) for s, i in ranked_ids(turns, embedder, f"{question}?"))
+        return dated["t9"] - plain["t9"]
+
+    assert lift("What pet did Jon get, and what did Maya say") < lift("What did Maya say")
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [("What did Maya say in May?", 1), ("Who is Barb, and what did Linda do with her in June?", 2),
+     ("How did the rate change between the first quote and December?", 2),
+     ("How did her load change from March through to July?", 2),
+     ("What is his name, what does he study, and what did he ask her in July?", 3),
+     ("Did Jon and Maya meet in June?", 1)],
+)  # fmt: skip
+def test_the_parts_of_a_question_are_counted(question: str, parts: int) -> None:
+    assert 1 + len(PARTS.findall(question)) == parts
 
 
 def test_the_conversation_is_ordered_by_when_each_turn_was_said(

@@ -13,10 +13,12 @@ from events.memory import MemoryForgotten, TurnRecorded
 from streams.memory.episoder import Episoder, times_of
 
 
-def turn(text: str, said: str, speaker: str = "Maeve", group: str = "t:s1") -> TurnRecorded:
+def turn(
+    text: str, said: str, speaker: str = "Maeve", group: str = "t:s1", at: str = "10:00"
+) -> TurnRecorded:
     return TurnRecorded(
         event_id=uuid4(), group_id=group, user_message=text, agent_response="",
-        speaker=speaker, occurred_at=datetime.fromisoformat(f"{said}T10:00:00").replace(tzinfo=UTC),
+        speaker=speaker, occurred_at=datetime.fromisoformat(f"{said}T{at}:00").replace(tzinfo=UTC),
     )  # fmt: skip
 
 
@@ -62,6 +64,46 @@ def test_my_birthday_is_the_one_the_other_speaker_called_your_birthday() -> None
         ]
     )  # fmt: skip
     assert said[2].split() == ["2025-03-14"]
+
+
+def test_a_reply_dates_the_event_the_turn_before_it_asked_about() -> None:
+    said = times_of(
+        [
+            turn("When's your interview?", "2025-04-10", speaker="Tomasz"),
+            turn("Next Thursday at 2, on video.", "2025-04-10", speaker="Hanna", at="10:01"),
+            turn("They called me the Monday after the interview!", "2025-05-20", speaker="Hanna"),
+        ]
+    )
+    assert said[2].split() == ["2025-04-21"]
+
+
+def test_a_reply_the_same_day_does_not_outweigh_the_sentence_that_named_the_event() -> None:
+    said = times_of(
+        [
+            turn("Happy birthday for Sunday!", "2025-03-11", speaker="Josie"),
+            turn("How was the first birthday in the new place?", "2025-03-11", speaker="Josie",
+                 at="10:01"),
+            turn("Lovely. On Saturday we drove down to the coast.", "2025-03-11",
+                 speaker="Arjun", at="10:02"),
+            turn("And the day after my birthday we took the dogs out.", "2025-03-11",
+                 speaker="Arjun", at="10:03"),
+        ]
+    )  # fmt: skip
+    assert said[3].split() == ["2025-03-10"]
+
+
+def test_a_reply_on_a_later_day_outweighs_an_older_sentence_naming_the_event() -> None:
+    said = times_of(
+        [
+            turn("Heather's scan is on the 18th of April.", "2025-04-02", speaker="Douglas"),
+            turn("How did Heather's scan go?", "2025-06-30", speaker="Gwyneth"),
+            turn("She had it on Tuesday. It's a girl!", "2025-06-30", speaker="Douglas",
+                 at="10:01"),
+            turn("The proofs arrived the day after Heather's scan.", "2025-07-02",
+                 speaker="Gwyneth"),
+        ]
+    )  # fmt: skip
+    assert said[3].split() == ["2025-06-25"]
 
 
 def test_a_past_event_is_not_read_against_a_day_still_to_come() -> None:

@@ -166,6 +166,15 @@ _WEEK_OF_MONTH = re.compile(
 _SEASON_OF = re.compile(r"^(spring|summer|autumn|fall|winter)\s+(?:of\s+)?(\d{4}|'\d{2})$")
 _IN_THE = re.compile(r"^(earlier|later) in the (week|month|year)$")
 _JUST_GONE = re.compile(r"^\s+just\s+(?:gone|past)\b", re.I)
+_BOOKED_FOR = re.compile(
+    r"\b(?:signed\s+(?:up|on)|registered|entered|enrolled|booked|reserved|bought\s+tickets"
+    r"|got\s+(?:tickets|a\s+(?:place|spot|ticket))|put\s+(?:my|our|his|her|their)\s+names?\s+down)"
+    r"\b[^.!?;]*?(?:\bfor|\bin)\s*$",
+    re.I,
+)
+"""A booking whose time follows: "I signed up for the half marathon in October", "we
+booked the cottage for Easter", "I've entered the 10k in September". The time is the
+booked thing's, still to come, though the booking is told in the past."""
 _COMING_DAY = re.compile(rf"^this coming\s+{_DAY_NAME}$")
 _EDGE_OF_MONTH = re.compile(r"^(last|this|next|the)\s+month$")
 _COUNT_WORDS = (
@@ -484,7 +493,11 @@ class When:
             anniversary = _to_the_day(ago.group(1), ago.group(2), said_at.date())
             if anniversary is not None:
                 return Mention(span, anniversary, anniversary, "day")
-        future = is_future(clause)
+        lead = span.split()[0] if span.lower().startswith(("in ", "for ")) else ""
+        future = is_future(clause) or bool(
+            _BOOKED_FOR.search(text[:start] + lead)
+            and not re.match(r"(?i)(?:last|this past)\s", _clean(span))
+        )
         if not future and not _PAST.search(clause) and holiday(_clean(span), said_at.date(), True):
             # a holiday in a clause of no tense ("the clinic is closed for Presidents' Day",
             # "christmas eve night."): the nearest one

@@ -167,6 +167,11 @@ def test_clauses_tenses_and_longer_spans_date_the_time_said(
         ("The exam is in a fortnight.", "2023-05-29..2023-06-04"),
         # A participle after "be" or "get" tells no past: the June to come.
         ("We're getting married in June.", "2023-06"),
+        # A booking told in the past dates the booked thing, still to come.
+        ("I signed up for the half marathon in October.", "2023-10"),
+        ("I've entered the 10k in September.", "2023-09"),
+        ("We got tickets for the show in March.", "2024-03"),
+        ("The van's booked for the 1st, I'm leaving at six.", "2023-06-01"),
     ],
 )
 def test_what_is_scheduled_or_arranged_is_dated_ahead(
@@ -451,6 +456,17 @@ def test_times_of_fresh_conversations_written_before_the_reader_was_run_on_them(
 @pytest.mark.parametrize("text", ["we're open 24/7", "half price, 1/2 off"])
 def test_a_fraction_is_no_date(nlp: Parse | None, text: str) -> None:
     assert when().mentions(text, TUESDAY, nlp) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [("I booked the table on Monday.", "2023-05-15"),
+     ("I signed up for the gym last January.", "2023-01")],
+)  # fmt: skip
+def test_the_day_a_booking_was_made_is_still_read_as_before(
+    nlp: Parse | None, text: str, label: str
+) -> None:
+    assert [m.label for m in when().mentions(text, TUESDAY, nlp)] == [label]
 
 
 @pytest.mark.parametrize(

@@ -178,8 +178,9 @@ class Anchors:
         ]  # fmt: skip
         said = sorted(named + replied, key=lambda a: a.said_at)
         own = [a for a in said if a.speaker == speaker]
-        mine = (whose or "").lower() in ("my", "our", "i", "we")
-        # "my birthday": one its speaker called "my" one, or the other called "your" one
+        # "my birthday": one its speaker called "my" one, or the other called "your" one;
+        # "we moved" is the latest move told, whoever told it and however
+        mine = (whose or "").lower() in ("my", "our")
         theirs = [
             a
             for a in said

@@ -106,6 +106,19 @@ def test_a_reply_on_a_later_day_outweighs_an_older_sentence_naming_the_event() -
     assert said[3].split() == ["2025-06-25"]
 
 
+def test_we_moved_is_the_latest_move_told_not_the_last_one_called_ours() -> None:
+    said = times_of(
+        [
+            turn("We move on the 13th of August, my closing date.", "2025-07-20", speaker="Nadia"),
+            turn("It fell through. Got the keys Friday, moved everything the next day.",
+                 "2025-09-19", speaker="Nadia"),
+            turn("I did 20k the Sunday before we moved.", "2025-09-19", speaker="Nadia",
+                 at="10:05"),
+        ]
+    )  # fmt: skip
+    assert said[2].split() == ["2025-09-07"]
+
+
 def test_a_past_event_is_not_read_against_a_day_still_to_come() -> None:
     said = times_of(
         [

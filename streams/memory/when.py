@@ -167,13 +167,15 @@ _SEASON_OF = re.compile(r"^(spring|summer|autumn|fall|winter)\s+(?:of\s+)?(\d{4}
 _IN_THE = re.compile(r"^(earlier|later) in the (week|month|year)$")
 _JUST_GONE = re.compile(r"^\s+just\s+(?:gone|past)\b", re.I)
 _BOOKED_FOR = re.compile(
-    r"\b(?:signed\s+(?:up|on)|registered|entered|enrolled|booked|reserved|bought\s+tickets"
-    r"|got\s+(?:tickets|a\s+(?:place|spot|ticket))|put\s+(?:my|our|his|her|their)\s+names?\s+down)"
+    r"\b(?:signed\s+(?:\w+\s+){0,3}?(?:up|on)|registered|entered|enrolled|booked|reserved"
+    r"|bought\s+tickets|got\s+(?:tickets|a\s+(?:place|spot|ticket))"
+    r"|put\s+(?:my|our|his|her|their)\s+names?\s+down)"
     r"\b[^.!?;]*?(?:\bfor|\bin)\s*$",
     re.I,
 )
 """A booking whose time follows: "I signed up for the half marathon in October", "we
-booked the cottage for Easter", "I've entered the 10k in September". The time is the
+booked the cottage for Easter", "he signed us both up for one in October". Not "for …
+on": "I signed up for the marathon on New Year's Day" is when the booking was made. The time is the
 booked thing's, still to come, though the booking is told in the past."""
 _COMING_DAY = re.compile(rf"^this coming\s+{_DAY_NAME}$")
 _EDGE_OF_MONTH = re.compile(r"^(last|this|next|the)\s+month$")
@@ -281,7 +283,8 @@ _FUTURE = re.compile(
     r"|\w+\s+ha(?:ve|s)\s+(?:a|an|my|our|your|his|her|their)(?:\s+[\w-]+){1,6}?\s+(?:on|at|this|next)"
     r"|(?:i|we|they|you)\s+(?:move|fly|leave|start|finish|arrive|land|travel|drive|head|go\s+back"
     r"|come\s+back|get\s+back|close|open|exchange|complete)\s+(?:\w+\s+)?(?:on|this|next|tomorrow"
-    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\d{1,2}(?:st|nd|rd|th))\b"
+    r"|^(?:start|move|fly|leave|arrive|land)\s+(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b"
     r"|going\s+(?:up|from|to)\b|(?:rising|changing|moving|switching|increasing)\s+(?:from|to)\b"
     r"|(?:are|is)\s+(?:you|we|they|he|she)\s+(?:\w+ing)\b"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?:back|off|away|home|free|out|around|up)"
@@ -323,7 +326,7 @@ _SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
 
 def is_future(sentence: str) -> bool:
     """Whether ``sentence`` speaks of what is to come (then a bare "Friday" is the next)."""
-    return bool(_FUTURE.search(sentence)) and not _PAST.search(sentence)
+    return bool(_FUTURE.search(sentence.lstrip(" ,;"))) and not _PAST.search(sentence)
 
 
 def _past_on(text: str, start: int, span: str, clause: str) -> bool:
@@ -1237,8 +1240,8 @@ _PATTERN = re.compile(
     r"(?:st|nd|rd|th)(?:\s+of\s+(?:January|February|March|April|May|June|July|August"
     r"|September|October|November|December))?)"
     r"|(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)(?:\s+of\s+[A-Z][a-z]+)?|on\s+\d{1,2}(?:st|nd|rd|th)"
-    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:January|February|March|April|May|June|July|August"
-    r"|September|October|November|December)(?:\s+\d{4})?"
+    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:January|February|March|April|May|June|July"
+    r"|August|September|October|November|December)(?:\s+\d{4})?"
     r"|(?:valentine'?s|new year'?s|christmas|boxing|(?:st\.? )?patrick'?s|paddy'?s)"
     r"(?:\s+(?:day|eve))?"
     r"|(?:x-?mas|christmas)(?:\s+(?:day|eve))?|halloween|thanksgiving"

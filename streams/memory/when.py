@@ -278,6 +278,10 @@ _EASTER = {"easter": 0, "easter sunday": 0, "easter monday": 1, "good friday": -
 
 _FUTURE = re.compile(
     r"\b(?:will|won't|'ll|let's|let us|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming"
+    # "we'd drive down on Wednesday" (would, not had: no participle follows)
+    r"|(?:i|we|you|they|he|she)(?:'d|\s+would)\s+(?!(?:been|gone|done|seen|had|left|made|taken"
+    r"|got|gotten|given|known|come|become|found|heard|met|told|said|bought|sent|spent|won|lost"
+    r"|eaten|driven|written|forgotten|ridden|run|already|just|never|ever)\b)[a-z]+(?<!ed)\b"
     r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's|you're|you are)\s+(?!\w+ed\b)\w+ing"
     r"|\w+\s+ha(?:ve|s)\s+(?:a|an|my|our|your|his|her|their)(?:\s+[\w-]+){1,6}?\s+(?:on|at|this|next)"

@@ -176,6 +176,9 @@ def test_clauses_tenses_and_longer_spans_date_the_time_said(
         # the day a scheduled trip lands or starts, with "the" and its ordinal
         ("ok so. you land the 9th, take a week, start the 12th?", "2023-06-09"),
         ("ok so. you land the 9th, take a week, start the 12th?", "2023-06-12"),
+        # "would", not "had": what would happen is to come
+        ("We'd drive down on Thursday and take you to dinner.", "2023-05-18"),
+        ("Calibration is end of May, so I'd know in June.", "2023-06"),
         # a day and month in a sentence of no tense is the nearest
         ("opening's locked. 9th of june.", "2023-06-09"),
     ],
@@ -469,7 +472,8 @@ def test_a_fraction_is_no_date(nlp: Parse | None, text: str) -> None:
     [("I booked the table on Monday.", "2023-05-15"),
      ("I signed up for the gym last January.", "2023-01"),
      ("I signed up for the marathon on the 2nd of May.", "2023-05-02"),
-     ("We landed the 9th and started the 16th.", "2023-05-09 2023-05-16")],
+     ("We landed the 9th and started the 16th.", "2023-05-09 2023-05-16"),
+     ("We'd driven down on Thursday.", "2023-05-11")],
 )  # fmt: skip
 def test_the_day_a_booking_was_made_is_still_read_as_before(
     nlp: Parse | None, text: str, label: str

@@ -8,7 +8,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from api.services.recall import ASKS_WHEN, PARTS, in_own_words, mentioned, prepare, rank
+from api.services.recall import (
+    ASKS_WHEN,
+    PARTS,
+    WEIGHTS,
+    in_own_words,
+    mentioned,
+    prepare,
+    rank,
+)
 from projections.index.port import IndexedObject, Kind
 from streams.embedder.model import SentenceTransformerEmbedder
 
@@ -141,6 +149,28 @@ def test_a_time_that_dates_one_part_of_a_question_weighs_less_than_a_whole_quest
 )  # fmt: skip
 def test_the_parts_of_a_question_are_counted(question: str, parts: int) -> None:
     assert 1 + len(PARTS.findall(question)) == parts
+
+
+def test_a_dated_reply_beside_the_turn_naming_the_event_answers_when(
+    embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sessions = [
+        ["Maya: How are the twins?", "Jon: Loud. We took them to the zoo last Sunday.",
+         "Maya: Ha, brave."],
+        ["Maya: Is the baby here yet??", "Jon: Yes! A week ago today, at 3am.",
+         "Maya: Congratulations! Boy or girl?",
+         "Jon: A girl, Nora. The baby is perfect and sleeps all day."],
+    ]  # fmt: skip
+    turns = conversation(embedder, sessions, {1: "2023-04-30", 4: "2023-05-02"})
+
+    def lead() -> float:
+        """How far the dated reply (t4) leads the unrelated dated turn (t1)."""
+        scores = {i: s for s, i in ranked_ids(turns, embedder, "When was Jon's baby born?")}
+        return scores["t4"] - scores["t1"]
+
+    with_answer = lead()
+    monkeypatch.setitem(WEIGHTS, "answer", 0.0)
+    assert with_answer > lead() > 0
 
 
 def test_the_conversation_is_ordered_by_when_each_turn_was_said(

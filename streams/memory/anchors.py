@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -43,9 +44,10 @@ _TIED = re.compile(
     r"(?<!every )\b(?:"
     r"the\s+(?P<unit>day|morning|afternoon|evening|night|week|weekend|" + "|".join(_WEEKDAYS) + r")"
     r"|(?P<count>a couple of|a few|an?|one|two|three|four|five|six|ten|\d{1,2})\s+"
-    r"(?P<counted>days?|weeks?))"
-    r"\s+(?P<side>after|before)\s+"
-    r"(?:(?P<whose>my|our|your|his|her|their|the|we|i|she|he|they)\s+)?"
+    r"(?P<counted>days?|weeks?)|(?P<same>(?:on\s+)?(?:the\s+)?same\s+day))"
+    r"\s+(?P<side>after|before|as)\s+"
+    r"(?:(?P<whose>my|our|your|ur|his|her|their|the|we|i|she|he|they)\s+"
+    r"(?:(?:last|first|final|big|new)\s+(?=[a-z]))?)?"
     r"(?P<event>[a-z][a-z'\u2019]+(?:\s+(?:eve|day))?)",
     re.I,
 )
@@ -140,10 +142,15 @@ class Anchors:
                 del self.groups[known]
                 self.last.pop(known, None)
 
-    def tied(self, group: str, text: str, said_at: datetime, speaker: str | None) -> list[Mention]:
+    def tied(
+        self, group: str, text: str, said_at: datetime, speaker: str | None,
+        said: Sequence[Mention] = (),
+    ) -> list[Mention]:  # fmt: skip
         """The times ``text`` places by an event: each against the latest anchor of the
         group said before ``said_at`` that names the event (the speaker's own first when
-        the event is "my"/"our" one), or a holiday."""
+        the event is "my"/"our" one), or a holiday. With no such anchor, a day the same
+        sentence names (among ``said``) dates the event itself: "the 18th, which is the
+        day before my birthday" puts the birthday on the 19th."""
         out = []
         for m in _TIED.finditer(text):
             event = m.group("event").lower()
@@ -153,6 +160,8 @@ class Anchors:
             day = self._day_of(group, event, m.group("whose"), said_at, speaker, future)
             if day is not None:
                 out.append(_shifted(m, day))
+            elif (told := _told_beside(text, m, said)) is not None:
+                out.append(Mention(m.group(0), told, told, "day"))
         return out
 
     def _day_of(
@@ -233,6 +242,8 @@ def _months_before(day: date, count: int) -> date:
 
 def _shifted(m: re.Match[str], day: date) -> Mention:
     """The time ``m`` names, ``day`` being its event's."""
+    if m.group("same"):
+        return Mention(m.group(0), day, day, "day")
     after = m.group("side").lower() == "after"
     sign = 1 if after else -1
     unit = (m.group("unit") or "").lower()
@@ -257,3 +268,26 @@ def _shifted(m: re.Match[str], day: date) -> Mention:
         return Mention(m.group(0), first, last, "week")
     moved = day + timedelta(days=sign)
     return Mention(m.group(0), moved, moved, "day")
+
+
+def _told_beside(text: str, m: re.Match[str], said: Sequence[Mention]) -> date | None:
+    """The event's day when the sentence of ``m`` names exactly one day besides it ("on
+    the 18th of September, which is the day before my birthday": the 19th); None when it
+    names none or several, or places the event by weeks or a weekday."""
+    sentence = sentence_of(text, m.start(), m.end())
+    inside = sentence.group(0) if sentence else text
+    days = {x.start for x in said if x.granularity == "day" and x.text in inside
+            and x.text not in m.group(0)}  # fmt: skip
+    unit = (m.group("unit") or "").lower()
+    if (
+        len(days) != 1
+        or (unit and unit != "day")
+        or (m.group("counted") and not m.group("counted").lower().startswith("day"))
+    ):
+        return None
+    (day,) = days
+    if m.group("same"):
+        return day
+    count = _number(m.group("count")) if m.group("counted") else 1
+    sign = 1 if m.group("side").lower() == "after" else -1
+    return day - timedelta(days=sign * count)

@@ -70,7 +70,7 @@ def times_of(events: Sequence[Source], anchors: Anchors | None = None) -> list[s
         speaker = event.speaker if isinstance(event, TurnRecorded) else None
         said = when().mentions(text, event.occurred_at, parse)
         said += since(text, said, event.occurred_at)
-        tied = anchors.tied(event.group_id, text, event.occurred_at, speaker)
+        tied = anchors.tied(event.group_id, text, event.occurred_at, speaker, said)
         # "the Monday after the interview" is not also last Monday
         said = [m for m in said if not any(m.text in t.text for t in tied)] + tied
         anchors.remember(event.group_id, text, said, event.occurred_at, speaker)

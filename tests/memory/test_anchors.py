@@ -119,6 +119,39 @@ def test_we_moved_is_the_latest_move_told_not_the_last_one_called_ours() -> None
     assert said[2].split() == ["2025-09-07"]
 
 
+def test_the_same_day_as_an_event_is_that_events_day() -> None:
+    said = times_of(
+        [
+            turn("4 weeks notice, so my last shift is sunday the 11th of may", "2025-04-20",
+                 speaker="Niamh"),
+            turn("it happened after tobermory, on the same day as ur last shift", "2025-05-24",
+                 speaker="Aoife"),
+        ]
+    )  # fmt: skip
+    assert "2025-05-11" in said[1].split()
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [("Booked. The exam is on the 18th of September, which is the day before my birthday.",
+      "2025-09-19"),
+     ("Move-in is the 1st of November, the day after the sublet ends.", "2025-10-31"),
+     ("The van comes on the 23rd of September, two days after my last shift.", "2025-09-21")],
+)  # fmt: skip
+def test_a_day_said_beside_an_event_never_dated_dates_the_event(text: str, label: str) -> None:
+    assert label in times_of([turn(text, "2025-08-29")])[0].split()
+
+
+def test_the_weekend_before_last_is_no_event() -> None:
+    said = times_of(
+        [
+            turn("We finally went, the Sunday before my birthday.", "2025-06-01"),
+            turn("The weekend before last already feels like a dream.", "2025-06-10"),
+        ]
+    )
+    assert said[1].split() == ["2025-05-31..2025-06-01"]
+
+
 def test_a_past_event_is_not_read_against_a_day_still_to_come() -> None:
     said = times_of(
         [

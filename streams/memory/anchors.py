@@ -47,7 +47,7 @@ _TIED = re.compile(
     r"(?P<counted>days?|weeks?)|(?P<same>(?:on\s+)?(?:the\s+)?same\s+day))"
     r"\s+(?P<side>after|before|as)\s+"
     r"(?:(?P<whose>my|our|your|ur|his|her|their|the|we|i|she|he|they)\s+"
-    r"(?:(?:last|first|final|big|new)\s+(?=[a-z]))?)?"
+    r"(?:(?:last|first|final|big|new|actual|real|own|official)\s+(?=[a-z]))?)?"
     r"(?P<event>[a-z][a-z'\u2019]+(?:\s+(?:eve|day))?)",
     re.I,
 )

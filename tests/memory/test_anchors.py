@@ -33,6 +33,8 @@ def turn(
          "We flew home two days after the wedding.", "2025-04-14"),
         ("The move is on Friday the 11th of April.",
          "I bought the car the Saturday before we moved.", "2025-04-05"),
+        ("Migo's birthday is coming, the 3rd of May.",
+         "They had the party on the Saturday before his actual birthday.", "2025-04-26"),
     ],
 )  # fmt: skip
 def test_a_time_told_by_an_event_resolves_against_the_day_an_earlier_turn_gave_it(

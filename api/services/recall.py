@@ -230,8 +230,9 @@ class Asked(NamedTuple):
 
 def in_own_words(question: str, speakers: Sequence[str]) -> list[tuple[str, str]]:
     """Each speaker (first name) ``question`` names, one or two, with the question as that
-    speaker would ask it: themself as I, me or my, the other one named as you ("How did
-    Nadia meet Keir?" -> "How did I meet Keir?"; "What did Kwame bring Ellie?" -> "What did I
+    speaker would ask it: themself as I, me or my (and "her"/"his" before a noun as my
+    when no one else is named), the other one named as you ("How did Nadia meet Keir?" ->
+    "How did I meet Keir?"; "What did Kwame bring Ellie?" -> "What did I
     bring you?" for Kwame, "What did you bring me?" for Ellie). Empty when it names none,
     or more than two."""
     named = sorted({s for s in set(speakers) if s and re.search(rf"\b{re.escape(s)}\b", question)})
@@ -241,8 +242,21 @@ def in_own_words(question: str, speakers: Sequence[str]) -> list[tuple[str, str]
     return [(me, _reworded(question, me, you)) for me, you in zip(named, others, strict=True)]
 
 
+_POSSESSIVE = re.compile(
+    r"\b(?:her|his)\b(?=\s+(?!(?:the|a|an|that|this|these|those|some|it|about|to|for|with|on|in"
+    r"|at|back|up|out|off|down|over|and|or|if|when|what|how|after|before|again|now|then|yet)\b)"
+    r"[a-z])"
+)
+""""her"/"his" before a noun: whose, not whom ("her wrist", not "replaced her after")."""
+
+
 def _reworded(question: str, me: str, you: str | None) -> str:
     own = re.sub(rf"\b{re.escape(me)}['\u2019]s\b", "my", question)
+    others = [w for w in re.findall(r"\b[A-Z][\w'\u2019]*", question)[1:] if not w.startswith(me)]
+    if you is None and not others:
+        # the only person named: "When did Maya hurt her wrist?" is "... hurt my wrist?"
+        own = _POSSESSIVE.sub("my", own)
+        own = re.sub(r"\b(?:herself|himself)\b", "myself", own)
     own = re.sub(
         rf"\b{re.escape(me)}\b", lambda m: "I" if _subject_at(m.string, m.start()) else "me", own
     )

@@ -263,6 +263,9 @@ def test_a_turn_is_found_by_a_name_said_two_turns_before_it_in_its_session() -> 
      ("Who helped Nadia move?", [("Nadia", "Who helped me move?")]),
      ("What present did Callum bring Nadia?",
       [("Callum", "What present did I bring you?"), ("Nadia", "What present did you bring me?")]),
+     ("When did Nadia hurt her wrist?", [("Nadia", "When did I hurt my wrist?")]),
+     ("Who replaced her after Nadia left?", [("Nadia", "Who replaced her after I left?")]),
+     ("When did Nadia visit Ana at her flat?", [("Nadia", "When did I visit Ana at her flat?")]),
      ("Where is the shop?", []), ("Did Nadia tell Callum about Ana?", [
          ("Callum", "Did you tell me about Ana?"), ("Nadia", "Did I tell you about Ana?")])],
 )  # fmt: skip

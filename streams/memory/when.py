@@ -286,7 +286,7 @@ _FUTURE = re.compile(
     r"|(?:i'm|i am|we're|we are|they're|he's|she's|you're|you are)\s+(?!\w+ed\b)\w+ing"
     r"|\w+\s+ha(?:ve|s)\s+(?:a|an|my|our|your|his|her|their)(?:\s+[\w-]+){1,6}?\s+(?:on|at|this|next)"
     r"|(?:i|we|they|you)\s+(?:move|fly|leave|start|finish|arrive|land|travel|drive|head|go\s+back"
-    r"|come\s+back|get\s+back|close|open|exchange|complete)\s+(?:\w+\s+)?(?:on|this|next|tomorrow"
+    r"|come\s+back|get\s+back|close|open|exchange|complete)\s+(?:\w+\s+){0,3}?(?:on|this|next|tomorrow"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\d{1,2}(?:st|nd|rd|th))\b"
     r"|^(?:start|move|fly|leave|arrive|land)\s+(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b"
     r"|going\s+(?:up|from|to)\b|(?:rising|changing|moving|switching|increasing)\s+(?:from|to)\b"
@@ -295,6 +295,9 @@ _FUTURE = re.compile(
     r"\s+(?:(?:on|from|until|till|for|over)\s+)?(?:the\s+)?(?:\w+day|\d+(?:st|nd|rd|th)?"
     r"|[a-z]+'s\s+day|christmas|easter|new\s+year|weekend|next|this|tomorrow|tonight)"
     r"|\s+away\b"
+    r"|(?:is|are)\s+(?:this\s+|next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"|'s\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day(?=\s*(?:[,.!?;]|$|morning|afternoon|evening"
+    r"|night|at\b))"
     r"|(?:'s|is|are|'re)\s+(?:on|in\s+(?:january|february|march|april|may|june|july|august"
     r"|september|october|november|december|the\s+(?:spring|summer|autumn|fall|winter)))"
     r"|(?:starts|begins|opens|leaves|arrives|lands|kicks off|ends|expires"
@@ -331,6 +334,25 @@ _SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
 def is_future(sentence: str) -> bool:
     """Whether ``sentence`` speaks of what is to come (then a bare "Friday" is the next)."""
     return bool(_FUTURE.search(sentence.lstrip(" ,;"))) and not _PAST.search(sentence)
+
+
+def _proposed(text: str, start: int, span: str) -> bool:
+    """Whether a bare weekday is asked of in a question of no past ("Eldo Sunday?",
+    "drinks Friday?"; not "how was Saturday?", "still recovering from Saturday?" or a bare
+    "Tuesday??"): a plan, so the one to come."""
+    sentence = sentence_of(text, start, start + len(span))
+    asked = sentence.group(0) if sentence else text
+    return (
+        bool(
+            re.fullmatch(r"(?i)(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day", span.strip())
+        )
+        and asked.rstrip().endswith("?")
+        # something proposed with it: "Eldo Sunday?"; "Tuesday??" alone asks which day
+        and len(re.findall(r"[a-z]+", asked.lower().replace(span.strip().lower(), ""))) > 0
+        and not _PAST.search(asked)
+        and not re.search(r"(?i)\b(?:did|was|were|had)n['\u2019]?t\b", asked)
+        and not re.search(r"(?i)\b(?:from|since|after)\s+$", text[:start])
+    )
 
 
 def _past_on(text: str, start: int, span: str, clause: str) -> bool:
@@ -501,9 +523,13 @@ class When:
             if anniversary is not None:
                 return Mention(span, anniversary, anniversary, "day")
         lead = span.split()[0] if span.lower().startswith(("in ", "for ")) else ""
-        future = is_future(clause) or bool(
-            _BOOKED_FOR.search(text[:start] + lead)
-            and not re.match(r"(?i)(?:last|this past)\s", _clean(span))
+        future = (
+            is_future(clause)
+            or bool(
+                _BOOKED_FOR.search(text[:start] + lead)
+                and not re.match(r"(?i)(?:last|this past)\s", _clean(span))
+            )
+            or _proposed(text, start, span)
         )
         if not future and not _PAST.search(clause) and holiday(_clean(span), said_at.date(), True):
             # a holiday in a clause of no tense ("the clinic is closed for Presidents' Day",
@@ -644,6 +670,12 @@ class When:
                 if back == 1 and "past" not in span.lower():
                     back = 8
                 day = today - timedelta(days=back)
+                return Mention(span, day, day, "day")
+            if step > 0 and which == "next" and unit in _WEEKDAYS:
+                # "next Thursday" said on a Wednesday: the week after (tomorrow would be
+                # "tomorrow"), as "last Monday" said on a Tuesday is the week before
+                days_on = (_WEEKDAYS.index(unit) - today.weekday()) % 7 or 7
+                day = today + timedelta(days=8 if days_on == 1 else days_on)
                 return Mention(span, day, day, "day")
             if unit in _MONTH_NAMES and (unit != "may" or "May" in span):  # not "this may be"
                 # "last October": the last one before this month; "next March", "this

@@ -482,6 +482,35 @@ def test_the_day_a_booking_was_made_is_still_read_as_before(
 
 
 @pytest.mark.parametrize(
+    ("text", "label"),
+    [("next Wednesday works", "2023-05-24"),  # said on a Tuesday: the week after
+     ("next Friday works", "2023-05-19"),
+     ("I leave for Leipzig the 12th so we'll just miss each other", "2023-06-12")],
+)  # fmt: skip
+def test_next_weekday_said_the_day_before_and_what_is_set_for_a_day_look_ahead(
+    nlp: Parse | None, text: str, label: str
+) -> None:
+    assert [m.label for m in when().mentions(text, TUESDAY, nlp)] == [label]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [("haven't started. flight's Saturday afternoon out of DIA", "2023-05-20"),
+     ("yes please. Eldo Sunday?", "2023-05-21"), ("Drinks Friday?", "2023-05-19"),
+     ("How was Saturday?", "2023-05-13"), ("Still recovering from Saturday?", "2023-05-13"),
+     ("Wasn't Saturday the best night?", "2023-05-13"), ("Well?? Saturday??", "2023-05-13"),
+     ("Bex's Sunday opening is working.", "2023-05-14"),
+     ("My stats exam is Monday and I'm not ready.", "2023-05-22")],
+)  # fmt: skip
+def test_a_bare_weekday_proposed_in_a_question_or_set_for_a_thing_is_the_one_to_come(
+    text: str, label: str
+) -> None:
+    if _nlp() is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    assert [m.label for m in when().mentions(text, TUESDAY, english)] == [label]
+
+
+@pytest.mark.parametrize(
     "text",
     ["the Monday after we arrived was beautiful", "on the thursday before my birthday"],
 )

@@ -355,6 +355,25 @@ def _proposed(text: str, start: int, span: str) -> bool:
     )
 
 
+_AT_CLOCK = re.compile(
+    r"^\s*,?\s*(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|noon\b)|^\s*,?\s*at\s+\d{1,2}(?::\d{2})?\b",
+    re.I,
+)
+
+
+def _appointment(text: str, start: int, span: str, clause: str) -> bool:
+    """Whether a bare weekday is given with a clock time in a clause of no past ("Thursday
+    at 10", "Mvule Ventures on Thursday, 10am"): an appointment, so the one to come."""
+    return (
+        bool(
+            re.fullmatch(r"(?i)(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day", span.strip())
+        )
+        and bool(_AT_CLOCK.match(text[start + len(span) :]))
+        and not _PAST.search(clause)
+        and not re.search(r"(?i)\bborn\b", clause)  # "born Thursday at 4:12am"
+    )
+
+
 def _past_on(text: str, start: int, span: str, clause: str) -> bool:
     """Whether the time at ``text[start:]`` is the day something happened: "on" it, in a
     ``clause`` in the past tense and of nothing to come ("we landed back on the 27th";
@@ -530,6 +549,7 @@ class When:
                 and not re.match(r"(?i)(?:last|this past)\s", _clean(span))
             )
             or _proposed(text, start, span)
+            or _appointment(text, start, span, clause)
         )
         if not future and not _PAST.search(clause) and holiday(_clean(span), said_at.date(), True):
             # a holiday in a clause of no tense ("the clinic is closed for Presidents' Day",

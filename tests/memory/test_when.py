@@ -500,6 +500,10 @@ def test_next_weekday_said_the_day_before_and_what_is_set_for_a_day_look_ahead(
      ("How was Saturday?", "2023-05-13"), ("Still recovering from Saturday?", "2023-05-13"),
      ("Wasn't Saturday the best night?", "2023-05-13"), ("Well?? Saturday??", "2023-05-13"),
      ("Bex's Sunday opening is working.", "2023-05-14"),
+     ("Thursday at 10. Marcus has the day off so he's coming with me.", "2023-05-18"),
+     ("Mvule Ventures on Thursday, 10am.", "2023-05-18"),
+     ("We met on Thursday at 10 and talked for hours.", "2023-05-11"),
+     ("She's here, born on Thursday at 4:12 in the morning.", "2023-05-11"),
      ("My stats exam is Monday and I'm not ready.", "2023-05-22")],
 )  # fmt: skip
 def test_a_bare_weekday_proposed_in_a_question_or_set_for_a_thing_is_the_one_to_come(

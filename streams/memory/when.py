@@ -892,10 +892,11 @@ def _day_named(
 
 _NUMERIC = re.compile(r"^(?:to\s+|til\s+)?(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?$")
 _NUMERIC_SPAN = (
-    r"(?:on|by|from|until|till|til|since|for|to)\s+\d{1,2}/\d{1,2}(?:/(?:\d{4}|\d{2}))?(?![\d/])"
+    r"(?:on|by|from|until|till|til|since|for|to|(?:mon|tues|wednes|thurs|fri|satur|sun)day,?)"
+    r"\s+\d{1,2}/\d{1,2}(?:/(?:\d{4}|\d{2}))?(?![\d/])"
 )
 """A date in digits after a word that says a day follows ("we fly on 1/8", "closing moved
-to 9/13"); "24/7" and "1/2 price" are not dates."""
+to 9/13", "Thursday 20/03"); "24/7" and "1/2 price" are not dates."""
 
 
 def _numeric_day(m: re.Match[str], today: date, future: bool, past: bool) -> date | None:

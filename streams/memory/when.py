@@ -285,7 +285,8 @@ _FUTURE = re.compile(
     r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's|you're|you are)\s+(?!\w+ed\b)\w+ing"
     r"|\w+\s+ha(?:ve|s)\s+(?:a|an|my|our|your|his|her|their)(?:\s+[\w-]+){1,6}?\s+(?:on|at|this|next)"
-    r"|(?:i|we|they|you)\s+(?:move|fly|leave|start|finish|arrive|land|travel|drive|head|go\s+back"
+    r"|(?:i|we|they|you)\s+(?:only\s+|just\s+|finally\s+|still\s+|now\s+)?(?:move|fly|leave|start"
+    r"|finish|arrive|land|travel|drive|head|go\s+back"
     r"|come\s+back|get\s+back|close|open|exchange|complete)\s+(?:\w+\s+){0,3}?(?:on|this|next|tomorrow"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\d{1,2}(?:st|nd|rd|th))\b"
     r"|^(?:start|move|fly|leave|arrive|land)\s+(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b"
@@ -1006,6 +1007,7 @@ def _clean(span: str) -> str:
     phrase = re.sub(r"\s+or\s+so\b", "", phrase)  # "a month or so ago"
     # "this past Sunday": the last one
     phrase = re.sub(rf"^(?:this |just )?past\s+(?={_DAY_NAME})", "last ", phrase)
+    phrase = re.sub(rf"^(?:early|late)\s+(?={_DAY_NAME})", "", phrase)  # "early tuesday morning"
     phrase = _SHORT_DAY.sub(lambda m: _SHORT_DAYS[m.group(1)], phrase)
     phrase = _WORD_ORDINAL.sub(lambda m: _ORDINAL_WORDS[m.group(0)], phrase)
     if re.match(r"\d{1,2}(?:st|nd|rd|th)\b", phrase):

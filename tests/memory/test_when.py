@@ -486,7 +486,9 @@ def test_the_day_a_booking_was_made_is_still_read_as_before(
     [("next Wednesday works", "2023-05-24"),  # said on a Tuesday: the week after
      ("next Friday works", "2023-05-19"),
      ("I leave for Leipzig the 12th so we'll just miss each other", "2023-06-12"),
-     ("Harriet wants a second meeting. Thursday 25/05 at 2pm, in Kampala", "2023-05-25")],
+     ("Harriet wants a second meeting. Thursday 25/05 at 2pm, in Kampala", "2023-05-25"),
+     ("Their visas took longer. They only fly on Wednesday.", "2023-05-17"),
+     ("surgery was early monday morning. keyhole thing", "2023-05-15")],
 )  # fmt: skip
 def test_next_weekday_said_the_day_before_and_what_is_set_for_a_day_look_ahead(
     nlp: Parse | None, text: str, label: str

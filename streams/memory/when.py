@@ -90,9 +90,11 @@ def week_of(day: date) -> tuple[date, date]:
 
 # Meteorological seasons of the northern hemisphere (first month, months).
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
-_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
-    m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
-}
+_MONTHS = (
+    {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+    | {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
+    | {"sept": 9}
+)
 _MONTH_NAMES = {m.lower() for m in calendar.month_name if m}
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
 COUNTS = {"a": 1, "an": 1, "one": 1, "a couple of": 2, "a couple": 2, "couple of": 2,
@@ -111,6 +113,8 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _DAY_NAME = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WEEK_ON = re.compile(rf"^(?:a week (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} week)$")
 _COME_DAY = re.compile(rf"^(?:come\s+{_DAY_NAME}|{_DAY_NAME}\s+last)$")
+_DAY_OF_WEEK = re.compile(rf"^{_DAY_NAME}\s+(last|this|next)\s+week$")
+"""A weekday of a week named ("Monday last week": that week's Monday, not the last one)."""
 _WEEK_FROM = re.compile(r"^a\s+week\s+(yesterday|tomorrow)$")
 _AFTER_NEXT = re.compile(rf"^({_DAY_NAME[1:-1]}|weekend)\s+after\s+next$")
 _BEFORE_LAST = re.compile(
@@ -277,7 +281,10 @@ _PLAIN_NTH = {name.replace("'", ""): rule for name, rule in _NTH_WEEKDAY_HOLIDAY
 _EASTER = {"easter": 0, "easter sunday": 0, "easter monday": 1, "good friday": -2}
 
 _FUTURE = re.compile(
-    r"\b(?:will|won't|'ll|let's|let us|going to|gonna|plan(?:ning)? to|hope to|next|upcoming|coming"
+    r"\b(?:will|won't|'ll|let's|let us|going to|gonna|plan(?:ning)? to|hope to|hopefully|next"
+    r"|upcoming|coming"
+    # a plan told by its verb alone: "landing 16 dec, flying back 2 jan"
+    r"|^(?:landing|flying(?:\s+back)?|leaving|arriving|signing|heading|travell?ing)\b"
     # "we'd drive down on Wednesday" (would, not had: no participle follows)
     r"|(?:i|we|you|they|he|she)(?:'d|\s+would)\s+(?!(?:been|gone|done|seen|had|left|made|taken"
     r"|got|gotten|given|known|come|become|found|heard|met|told|said|bought|sent|spent|won|lost"
@@ -299,6 +306,7 @@ _FUTURE = re.compile(
     r"|(?:is|are)\s+(?:this\s+|next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
     r"|'s\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day(?=\s*(?:[,.!?;]|$|morning|afternoon|evening"
     r"|night|at\b))"
+    r"|(?:'s|is|are|'re)\s+(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b"
     r"|(?:'s|is|are|'re)\s+(?:on|in\s+(?:january|february|march|april|may|june|july|august"
     r"|september|october|november|december|the\s+(?:spring|summer|autumn|fall|winter)))"
     r"|(?:starts|begins|opens|leaves|arrives|lands|kicks off|ends|expires"
@@ -308,7 +316,8 @@ _FUTURE = re.compile(
 """Words of a sentence about what is to come ("I'm flying up on the Friday"); a dated
 thing told in the present is scheduled ("It's on the 27th of October", "She starts on
 the 13th", "the wedding's in May", "my lease ends in March", "I have a job interview on
-Monday", "I'm back Monday night", "the wedding is two weeks away")."""
+Monday", "I'm back Monday night", "the wedding is two weeks away", "move in is the 22nd",
+"hopefully signing on friday", "landing 16 dec")."""
 _PAST = re.compile(
     r"\b(?:was|were|did|had|took|went|got|came|began|bought|left|made|met|said|told|saw"
     r"|found|gave|ran|sold|won|lost|spent|brought|thought|felt|heard|kept|sent|flew|rang|sang"
@@ -357,17 +366,22 @@ def _proposed(text: str, start: int, span: str) -> bool:
 
 
 _AT_CLOCK = re.compile(
-    r"^\s*,?\s*(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|noon\b)|^\s*,?\s*at\s+\d{1,2}(?::\d{2})?\b",
+    r"^\s*,?\s*(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)\b|noon\b)|^\s*,?\s*at\s+\d{1,2}(?::\d{2})?\b",
     re.I,
 )
 
 
 def _appointment(text: str, start: int, span: str, clause: str) -> bool:
-    """Whether a bare weekday is given with a clock time in a clause of no past ("Thursday
-    at 10", "Mvule Ventures on Thursday, 10am"): an appointment, so the one to come."""
+    """Whether a bare weekday or day of the month is given with a clock time in a clause
+    of no past ("Thursday at 10", "Mvule Ventures on Thursday, 10am", "16th, 2.30pm"): an
+    appointment, so the one to come."""
     return (
         bool(
-            re.fullmatch(r"(?i)(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day", span.strip())
+            re.fullmatch(
+                r"(?i)(?:on\s+)?(?:the\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+                r"|\d{1,2}(?:st|nd|rd|th))",
+                span.strip(),
+            )
         )
         and bool(_AT_CLOCK.match(text[start + len(span) :]))
         and not _PAST.search(clause)
@@ -752,6 +766,12 @@ class When:
                 if previous is not None:
                     start = previous.start.replace(year=previous.start.year - (count - 1))
                     return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
+        if m := _DAY_OF_WEEK.match(phrase):
+            # "Monday last week", "Friday next week": that day of that week
+            shift = {"last": -7, "this": 0, "next": 7}[m.group(2)]
+            first, _ = week_of(today + timedelta(days=shift))
+            day = first + timedelta(days=_WEEKDAYS.index(m.group(1)))
+            return Mention(span, day, day, "day")
         if m := _COME_DAY.match(phrase):
             # "come Monday": the coming one; "Sunday last": the last one
             weekday = _WEEKDAYS.index(m.group(1) or m.group(2))
@@ -1225,8 +1245,8 @@ def _parser(base: datetime, future: bool) -> Any:
 _TIME_WORD = re.compile(
     r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|past|coming|weekend|week|month"
     r"|year|spring|summer|autumn|fall|winter|early|mid|late|\d{4}|\d{1,2}(?:st|nd|rd|th)"
-    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|jan(?:uary)?|feb(?:ruary)?|march|april|may"
-    r"|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may"
+    r"|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
     r"|valentine'?s|christmas|x-?mas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day"
     r"|fortnight|stephen'?s|thanksgiving|from now|(?:day|week|month)s\s+away|bonfire night"
     r"|(?:day|week|month|year)s\s+back|" + _MORE_HOLIDAYS + r"|\d{1,2}/\d{1,2}"
@@ -1258,6 +1278,7 @@ _PATTERN = re.compile(
     r"\s+(?:hour|minute|min)s?\s+ago"
     r"|this\s+past\s+(?:weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|this\s+time\s+last\s+year|(?:at|over|on)\s+the\s+weekend"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+before\s+last"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+(?:last|this|next)\s+week\b"
     r"|come\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+last\b"
     r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:days?|weeks?|months?)\s+old(?=\s+today)"
     r"|a\s+week\s+(?:yesterday|tomorrow)"
@@ -1279,7 +1300,8 @@ _PATTERN = re.compile(
     r"\s+(?:month|year)"
     r"|(?:st\.?\s+)?stephen'?s\s+day"
     r"|a week (?:on|from) (?:this\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-    r"|on\s+(?:the\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day(?!\s+(?:before|after)\b)"
+    r"|on\s+(?:the\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"(?!\s+(?:before|after)\b|\s+(?:last|this|next)\s+week\b)"
     r"|the\s+(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
     r"|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth"
     r"|twentieth)\s+of\s+(?:January|February|March|April|May|June|July|August|September"
@@ -1299,8 +1321,14 @@ _PATTERN = re.compile(
     r"(?:st|nd|rd|th)(?:\s+of\s+(?:January|February|March|April|May|June|July|August"
     r"|September|October|November|December))?)"
     r"|(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)(?:\s+of\s+[A-Z][a-z]+)?|on\s+\d{1,2}(?:st|nd|rd|th)"
+    # an ordinal standing alone with a clock time: "yes! 16th, 2.30pm."
+    r"|(?<![\w'])(?<!\w\s)\d{1,2}(?:st|nd|rd|th)(?=\s*,?\s*(?:at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)\b)"
     r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:January|February|March|April|May|June|July"
     r"|August|September|October|November|December)(?:\s+\d{4})?"
+    # a month written short, beside a day in digits: "landing 16 dec", "Sept 3rd"
+    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)"
+    r"(?:\s+\d{4})?|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\s+\d{1,2}(?:st|nd|rd|th)?"
+    r"(?![\d:])"
     r"|(?:valentine'?s|new year'?s|christmas|boxing|(?:st\.? )?patrick'?s|paddy'?s)"
     r"(?:\s+(?:day|eve))?"
     r"|(?:x-?mas|christmas)(?:\s+(?:day|eve))?|halloween|thanksgiving"

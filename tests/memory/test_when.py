@@ -537,3 +537,21 @@ def test_a_day_told_from_an_event_never_dated_names_no_time(nlp: Parse | None, t
 )
 def test_chat_shortened_words_of_time_are_read_written_out(text: str, written: str) -> None:
     assert chat_words(text) == written
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("Monday last week, by email.", ["2023-05-08"]),
+     ("He moved in on Monday last week.", ["2023-05-08"]),
+     ("we're off Friday next week", ["2023-05-26"]),
+     ("ha. hopefully signing on friday. move in is the 22nd", ["2023-05-19", "2023-05-22"]),
+     ("Deadline for applications is the 31st.", ["2023-05-31"]),
+     ("i'm booked. landing 16 dec, flying back 2 jan", ["2023-12-16", "2024-01-02"]),
+     ("Luis confirmed Aug 17-24", ["2023-08-17"]), ("I paid on 3 sept 2022", ["2022-09-03"]),
+     ("yes! 16th, 2.30pm. i'm staying at mum and dad's", ["2023-05-16"]),
+     ("16th, yes. but I want to see the kitchen before that", [])],
+)  # fmt: skip
+def test_a_weekday_of_a_week_named_a_short_month_and_a_plan_told_by_its_verb_alone(
+    nlp: Parse | None, text: str, labels: list[str]
+) -> None:
+    assert [m.label for m in when().mentions(text, TUESDAY, nlp)] == labels

@@ -115,7 +115,7 @@ _WEEK_ON = re.compile(rf"^(?:a week (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NA
 _COME_DAY = re.compile(rf"^(?:come\s+{_DAY_NAME}|{_DAY_NAME}\s+last)$")
 _DAY_OF_WEEK = re.compile(rf"^{_DAY_NAME}\s+(last|this|next)\s+week$")
 """A weekday of a week named ("Monday last week": that week's Monday, not the last one)."""
-_WEEK_FROM = re.compile(r"^a\s+week\s+(yesterday|tomorrow)$")
+_WEEK_FROM = re.compile(r"^a\s+(week|fortnight)\s+(yesterday|tomorrow)$")
 _AFTER_NEXT = re.compile(rf"^({_DAY_NAME[1:-1]}|weekend)\s+after\s+next$")
 _BEFORE_LAST = re.compile(
     rf"^(day|night|week|weekend|month|year|spring|summer|autumn|fall|winter|{_DAY_NAME})"
@@ -152,7 +152,7 @@ _TOLD_FROM_ANOTHER = re.compile(r"(?i)\bthat\s+$")
 _BEFORE_AFTER = re.compile(r"(?i)^\s+(?:before|after)\b(?!\s+(?:last|next)\b)")
 _OLD = re.compile(r"^(.+?)\s+(day|week|month)s?\s+old$")
 """A baby "ten days old today": born that many days before."""
-_TODAY_AFTER = re.compile(r"^\s+(?:today|to the day)\b")
+_TODAY_AFTER = re.compile(r"^\s+(?:today|to the day|yesterday)\b")
 _OR_TWO = re.compile(r"^a\s+(day|week)\s+or\s+two\s+ago$")
 _SHORT_YEAR = re.compile(r"^'(\d{2})$")
 _SHORT_DAYS = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
@@ -427,9 +427,12 @@ def clause_of(text: str, start: int, end: int) -> str:
 
 
 def _today_of_ago(text: str, start: int, span: str) -> bool:
-    """Whether ``span`` is the "today" of "two weeks ago today" or "ten days old today",
-    read whole with the words before it: no time of its own."""
-    return span.lower() == "today" and text[:start].lower().endswith(("ago ", "old "))
+    """Whether ``span`` is the "today" of "two weeks ago today" or "ten days old today"
+    (or the "yesterday" of "a week ago yesterday"), read whole with the words before it:
+    no time of its own."""
+    return (span.lower() == "today" and text[:start].lower().endswith(("ago ", "old "))) or (
+        span.lower() == "yesterday" and text[:start].lower().endswith("ago ")
+    )
 
 
 class When:
@@ -551,9 +554,13 @@ class When:
             gone = self.resolve("last " + span[5:], said_at)
             return None if gone is None else dataclasses.replace(gone, text=span)
         ago = _AGO.match(_clean(span)) or _OLD.match(_clean(span))
-        if ago and _TODAY_AFTER.match(text[start + len(span) :]):
-            # "ten years ago today", "a month ago to the day": that very day
-            anniversary = _to_the_day(ago.group(1), ago.group(2), said_at.date())
+        if ago and (to_the_day := _TODAY_AFTER.match(text[start + len(span) :])):
+            # "ten years ago today", "a month ago to the day": that very day; "a week ago
+            # yesterday": from the day before
+            back = 1 if to_the_day.group(0).strip().lower() == "yesterday" else 0
+            anniversary = _to_the_day(
+                ago.group(1), ago.group(2), said_at.date() - timedelta(days=back)
+            )
             if anniversary is not None:
                 return Mention(span, anniversary, anniversary, "day")
         lead = span.split()[0] if span.lower().startswith(("in ", "for ")) else ""
@@ -783,8 +790,10 @@ class When:
             day = today + timedelta(days=shift)
             return Mention(span, day, day, "day")
         if m := _WEEK_FROM.match(phrase):
-            # "a week yesterday" (British): a week before yesterday; "a week tomorrow"
-            day = today + timedelta(days=-8 if m.group(1) == "yesterday" else 8)
+            # "a week yesterday" (British): a week before yesterday; "a fortnight tomorrow":
+            # two weeks after tomorrow
+            days = 8 if m.group(1) == "week" else 15
+            day = today + timedelta(days=-days if m.group(2) == "yesterday" else days)
             return Mention(span, day, day, "day")
         if m := _AFTER_NEXT.match(phrase):
             # "the Monday after next": the one after the coming one
@@ -1281,7 +1290,7 @@ _PATTERN = re.compile(
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+(?:last|this|next)\s+week\b"
     r"|come\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+last\b"
     r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:days?|weeks?|months?)\s+old(?=\s+today)"
-    r"|a\s+week\s+(?:yesterday|tomorrow)"
+    r"|a\s+(?:week|fortnight)\s+(?:yesterday|tomorrow)"
     r"|the\s+week\s+after\s+next|(?:the\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend)"
     r"\s+after\s+next|(?:the\s+)?(?:start|beginning|end)\s+of\s+the\s+year"
     r"|(?:the\s+)?end\s+of\s+(?:last|this|next)\s+week|bonfire\s+night"
@@ -1404,11 +1413,17 @@ _CHAT_DAY = re.compile(
 )
 
 
+_CHAT_AGO = re.compile(r"(?i)(?:^|(?<=[.!?,;:]\s))(day|week|fortnight|month|year)\s+ago\b")
+"""A count of one dropped before "ago" at the start of a clause ("Week ago yesterday")."""
+
+
 def chat_words(text: str) -> str:
     """``text`` with the ways chats shorten words of time written out: "yday", "tmrw",
-    "wknd", "2 wks ago", "3 yrs", "bday", "im"; a lowercase short day after "on", "last",
-    "next", "this", "from" or "until" ("on sat"; "this sun" stays the sun)."""
+    "wknd", "2 wks ago", "3 yrs", "bday", "im", "week ago" (a week ago); a lowercase short
+    day after "on", "last", "next", "this", "from" or "until" ("on sat"; "this sun" stays
+    the sun)."""
     out = _CHAT_WORD.sub(lambda m: _CHAT[m.group(0).lower()], text)
+    out = _CHAT_AGO.sub(lambda m: f"a {m.group(0)}", out)
     out = _CHAT_YEARS.sub(
         lambda m: f"{m.group(1)} year" + ("s" if m.group(0)[-1] in "sS" else ""), out
     )

@@ -555,3 +555,17 @@ def test_a_weekday_of_a_week_named_a_short_month_and_a_plan_told_by_its_verb_alo
     nlp: Parse | None, text: str, labels: list[str]
 ) -> None:
     assert [m.label for m in when().mentions(text, TUESDAY, nlp)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("Week ago yesterday", ["2023-05-08"]),
+     ("We signed the last papers a week ago yesterday.", ["2023-05-08"]),
+     ("That was three weeks ago yesterday already", ["2023-04-24"]),
+     ("We sail a fortnight tomorrow.", ["2023-05-31"]),
+     ("she flew out a fortnight yesterday", ["2023-05-01"])],
+)  # fmt: skip
+def test_a_count_back_from_yesterday_and_a_fortnight_from_tomorrow(
+    nlp: Parse | None, text: str, labels: list[str]
+) -> None:
+    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, nlp)] == labels

@@ -150,10 +150,15 @@ class Anchors:
         group said before ``said_at`` that names the event (the speaker's own first when
         the event is "my"/"our" one), or a holiday. With no such anchor, a day the same
         sentence names (among ``said``) dates the event itself: "the 18th, which is the
-        day before my birthday" puts the birthday on the 19th."""
+        day before my birthday" puts the birthday on the 19th. An earlier sentence of
+        ``text`` that tells the event with a day comes first: "I got back on Thursday. Went
+        into the lab the day after I got back." """
         out = []
         for m in _TIED.finditer(text):
             event = m.group("event").lower()
+            if (earlier := _told_earlier(text, m, said)) is not None:
+                out.append(_shifted(m, earlier))
+                continue
             if stem(event) in _NOT_EVENTS or event in _NOT_EVENTS:
                 continue
             future = is_future(clause_of(text, m.start(), m.end()))
@@ -291,3 +296,27 @@ def _told_beside(text: str, m: re.Match[str], said: Sequence[Mention]) -> date |
     count = _number(m.group("count")) if m.group("counted") else 1
     sign = 1 if m.group("side").lower() == "after" else -1
     return day - timedelta(days=sign * count)
+
+
+_PARTICLE = re.compile(r"\s+(back|home|in|out|up|off|away|there|here)\b", re.I)
+
+
+def _told_earlier(text: str, m: re.Match[str], said: Sequence[Mention]) -> date | None:
+    """The day an earlier sentence of ``text`` tells the event of ``m`` with ("I got back
+    to Lisbon on Thursday. Went into the lab the day after I got back": Thursday), when
+    exactly one day is named there; the event is its verb and the particle after it."""
+    event = m.group("event")
+    if m.group("whose") is None or m.group("whose").lower() not in ("i", "we", "he", "she", "they"):
+        return None
+    particle = _PARTICLE.match(text, m.end())
+    words = event + (f" {particle.group(1)}" if particle else "")
+    if event.lower() in _NOT_EVENTS and particle is None:
+        return None  # "the day after we got": too light to find alone
+    sentence = sentence_of(text, m.start(), m.end())
+    while sentence is not None and sentence.start() > 0:
+        sentence = sentence_of(text, sentence.start() - 1, sentence.start())
+        if sentence is None or not re.search(rf"(?i)\b{re.escape(words)}\b", sentence.group(0)):
+            continue
+        days = {x.start for x in said if x.granularity == "day" and x.text in sentence.group(0)}
+        return next(iter(days)) if len(days) == 1 else None
+    return None

@@ -210,3 +210,23 @@ def test_forgetting_a_group_forgets_the_days_its_turns_named() -> None:
     episoder.forgotten(MemoryForgotten(event_id=uuid4(), group_id=first.group_id))
     assert times_of([turn("We got her the day after my birthday.", "2025-05-20")],
                     episoder.anchors) == [""]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("I got back to Lisbon on Thursday. Went into the lab the day after I got back.",
+         "2023-02-10"),
+        ("We moved on the 3rd. The week after we moved, the boiler died.",
+         "2023-02-06..2023-02-12"),
+    ],
+)  # fmt: skip
+def test_an_event_told_with_its_day_earlier_in_the_same_turn_dates_a_time_told_from_it(
+    text: str, label: str
+) -> None:
+    assert label in times_of([turn(text, "2023-02-12")])[0].split()
+
+
+def test_a_light_verb_alone_still_finds_no_event_earlier_in_the_turn() -> None:
+    said = times_of([turn("We got it on Thursday. The day after we got, rain.", "2023-02-12")])
+    assert said[0].split() == ["2023-02-09"]

@@ -27,6 +27,7 @@ from streams.memory.when import (
     clause_of,
     holiday,
     is_future,
+    is_past,
     sentence_of,
     week_of,
 )
@@ -161,7 +162,12 @@ class Anchors:
                 continue
             if stem(event) in _NOT_EVENTS or event in _NOT_EVENTS:
                 continue
-            future = is_future(clause_of(text, m.start(), m.end()))
+            clause = clause_of(text, m.start(), m.end())
+            # a sentence of no tense ("the weekend after Memorial Day", "rehearsal dinner is
+            # the night before the wedding") takes the nearest day, before or after
+            told = sentence_of(text, m.start(), m.end())
+            past = is_past(told.group(0) if told else clause)
+            future = True if is_future(clause) else False if past else None
             day = self._day_of(group, event, m.group("whose"), said_at, speaker, future)
             if day is not None:
                 out.append(_shifted(m, day))
@@ -171,16 +177,22 @@ class Anchors:
 
     def _day_of(
         self, group: str, event: str, whose: str | None, said_at: datetime,
-        speaker: str | None, future: bool,
+        speaker: str | None, future: bool | None,
     ) -> date | None:  # fmt: skip
-        fixed = holiday(event, said_at.date(), future)
-        if fixed is not None:
-            return fixed
-        word, today = stem(event.split()[0]), said_at.date()
+        """The day of ``event``: a holiday's, or an anchor's (``future``: one to come, one
+        gone, or None for the nearest)."""
+        today = said_at.date()
+        if future is None:
+            fixed = [d for ahead in (False, True) if (d := holiday(event, today, ahead))]
+            if fixed:
+                return min(fixed, key=lambda d: abs(d - today))
+        elif (day := holiday(event, today, future)) is not None:
+            return day
+        word = stem(event.split()[0])
         before = [
             a
             for a in self.groups.get(group, ())
-            if a.said_at <= said_at and (a.day >= today) == future
+            if a.said_at <= said_at and (future is None or (a.day >= today) == future)
         ]
         named = [a for a in before if word in a.stems]
         # an event named only in the turn replied to is the one meant when it was said on a
@@ -201,8 +213,12 @@ class Anchors:
             if (a.speaker == speaker and a.stems & {"my", "our"})
             or (a.speaker != speaker and "your" in a.stems)
         ]
-        latest = ((theirs or own) if mine and (theirs or own) else said)[-1:]
-        return latest[0].day if latest else None
+        pool = (theirs or own) if mine and (theirs or own) else said
+        if not pool:
+            return None
+        if future is None:
+            return min((a.day for a in pool), key=lambda d: abs(d - today))
+        return pool[-1].day
 
 
 def since(text: str, said: list[Mention], said_at: datetime) -> list[Mention]:

@@ -111,9 +111,13 @@ _EDGE = re.compile(
 _RELATIVE = re.compile(r"^(last|this|next|past|coming)\s+(\w+)$")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_NAME = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-_WEEK_ON = re.compile(rf"^(?:a week (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} week)$")
+_WEEK_ON = re.compile(
+    rf"^(?:a (week|fortnight) (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} (week|fortnight))$"
+)
 _COME_DAY = re.compile(rf"^(?:come\s+{_DAY_NAME}|{_DAY_NAME}\s+last)$")
-_DAY_OF_WEEK = re.compile(rf"^{_DAY_NAME}\s+(last|this|next)\s+week$")
+_DAY_OF_WEEK = re.compile(
+    rf"^{_DAY_NAME},?\s+(?:the\s+)?(last|this|next|)\s*week(\s+before\s+last)?$"
+)
 """A weekday of a week named ("Monday last week": that week's Monday, not the last one)."""
 _WEEK_FROM = re.compile(r"^a\s+(week|fortnight)\s+(yesterday|tomorrow)$")
 _AFTER_NEXT = re.compile(rf"^({_DAY_NAME[1:-1]}|weekend)\s+after\s+next$")
@@ -283,8 +287,9 @@ _EASTER = {"easter": 0, "easter sunday": 0, "easter monday": 1, "good friday": -
 _FUTURE = re.compile(
     r"\b(?:will|won't|'ll|let's|let us|going to|gonna|plan(?:ning)? to|hope to|hopefully|next"
     r"|upcoming|coming"
-    # a plan told by its verb alone: "landing 16 dec, flying back 2 jan"
+    # a plan told by its verb alone: "landing 16 dec, flying back 2 jan", "Fly out Saturday"
     r"|^(?:landing|flying(?:\s+back)?|leaving|arriving|signing|heading|travell?ing)\b"
+    r"|^(?:fly|leave|land|arrive|head|drive)\s+(?:out|back|home|up|down|off|in|to|from)\b"
     # "we'd drive down on Wednesday" (would, not had: no participle follows)
     r"|(?:i|we|you|they|he|she)(?:'d|\s+would)\s+(?!(?:been|gone|done|seen|had|left|made|taken"
     r"|got|gotten|given|known|come|become|found|heard|met|told|said|bought|sent|spent|won|lost"
@@ -339,6 +344,11 @@ _SCHEDULED = re.compile(
 """Present-tense words of what is set to happen at a time ("the exam is in a fortnight",
 "the results come out in two weeks")."""
 _SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
+
+
+def is_past(sentence: str) -> bool:
+    """Whether ``sentence`` has a word in the past tense (see :data:`_PAST`)."""
+    return bool(_PAST.search(sentence))
 
 
 def is_future(sentence: str) -> bool:
@@ -577,6 +587,18 @@ class When:
             # a holiday in a clause of no tense ("the clinic is closed for Presidents' Day",
             # "christmas eve night."): the nearest one
             return self._nearest_holiday(span, said_at)
+        anchored = _ANCHORED.match(_clean(span))
+        told = sentence_of(text, start, start + len(span))
+        if (
+            not future
+            and not _PAST.search(told.group(0) if told else clause)
+            and anchored
+            and holiday(anchored.group(5), said_at.date(), True)
+            and (near := self._nearest_holiday(anchored.group(5), said_at)) is not None
+        ):
+            # "the weekend after Memorial Day" in a sentence of no tense: from the nearest
+            # one (not "We did, the weekend after Thanksgiving")
+            return _from_anchor(span, anchored, near)
         return self.resolve(span, said_at, future, _past_on(text, start, span, clause))
 
     def _nearest_holiday(self, span: str, said_at: datetime) -> Mention | None:
@@ -773,9 +795,10 @@ class When:
                 if previous is not None:
                     start = previous.start.replace(year=previous.start.year - (count - 1))
                     return Mention(span, start, _add_months(start, 3) - timedelta(days=1), "season")
-        if m := _DAY_OF_WEEK.match(phrase):
-            # "Monday last week", "Friday next week": that day of that week
-            shift = {"last": -7, "this": 0, "next": 7}[m.group(2)]
+        if (m := _DAY_OF_WEEK.match(phrase)) and bool(m.group(2)) != bool(m.group(3)):
+            # "Monday last week", "Friday next week", "the Thursday, week before last": that
+            # day of that week
+            shift = {"last": -7, "this": 0, "next": 7, "": -14}[m.group(2)]
             first, _ = week_of(today + timedelta(days=shift))
             day = first + timedelta(days=_WEEKDAYS.index(m.group(1)))
             return Mention(span, day, day, "day")
@@ -804,10 +827,11 @@ class When:
             later = today + timedelta(days=((weekday - today.weekday()) % 7 or 7) + 7)
             return Mention(span, later, later, "day")
         if m := _WEEK_ON.match(phrase):
-            # "a week on Friday" (British): the Friday after the coming one.
-            weekday = _WEEKDAYS.index(m.group(1) or m.group(2))
+            # "a week on Friday" (British): the Friday after the coming one; "a fortnight
+            # from Saturday", "Saturday fortnight": a week later still
+            weekday = _WEEKDAYS.index(m.group(2) or m.group(3))
             coming = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
-            later = coming + timedelta(days=7)
+            later = coming + timedelta(days=14 if "fortnight" in phrase else 7)
             return Mention(span, later, later, "day")
         if numeric := _NUMERIC.match(phrase):
             digits = _numeric_day(numeric, today, future, past)
@@ -1288,6 +1312,7 @@ _PATTERN = re.compile(
     r"|this\s+past\s+(?:weekend|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|this\s+time\s+last\s+year|(?:at|over|on)\s+the\s+weekend"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+before\s+last"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+(?:last|this|next)\s+week\b"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:the\s+)?week\s+before\s+last"
     r"|come\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+last\b"
     r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:days?|weeks?|months?)\s+old(?=\s+today)"
     r"|a\s+(?:week|fortnight)\s+(?:yesterday|tomorrow)"
@@ -1308,7 +1333,7 @@ _PATTERN = re.compile(
     r"|(?:early|mid|late|the end of|the start of|the beginning of)[\s-]+(?:last|this|next)"
     r"\s+(?:month|year)"
     r"|(?:st\.?\s+)?stephen'?s\s+day"
-    r"|a week (?:on|from) (?:this\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|a (?:week|fortnight) (?:on|from) (?:this\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
     r"|on\s+(?:the\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
     r"(?!\s+(?:before|after)\b|\s+(?:last|this|next)\s+week\b)"
     r"|the\s+(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"

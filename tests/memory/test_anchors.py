@@ -230,3 +230,14 @@ def test_an_event_told_with_its_day_earlier_in_the_same_turn_dates_a_time_told_f
 def test_a_light_verb_alone_still_finds_no_event_earlier_in_the_turn() -> None:
     said = times_of([turn("We got it on Thursday. The day after we got, rain.", "2023-02-12")])
     assert said[0].split() == ["2023-02-09"]
+
+
+def test_an_event_in_a_sentence_of_no_tense_is_the_nearest_one_told() -> None:
+    said = times_of(
+        [
+            turn("The wedding is Saturday the 12th of October.", "2024-05-16"),
+            turn("Sam's wedding was lovely, on the 22nd of June.", "2024-06-27"),
+            turn("rehearsal dinner is the night before the wedding at 7", "2024-10-02"),
+        ]
+    )
+    assert said[2].split() == ["2024-10-11"]

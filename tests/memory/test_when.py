@@ -569,3 +569,20 @@ def test_a_count_back_from_yesterday_and_a_fortnight_from_tomorrow(
     nlp: Parse | None, text: str, labels: list[str]
 ) -> None:
     assert [m.label for m in when().mentions(chat_words(text), TUESDAY, nlp)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("Jess's hens is a fortnight from Saturday", ["2023-06-03"]),
+     ("you fly a fortnight on Tuesday!", ["2023-06-06"]),
+     ("Cut out the Thursday, week before last", ["2023-05-04"]),
+     ("Yep. Fly out of Sydney Saturday night", ["2023-05-20"]),
+     ("let me look... the weekend after Memorial Day.", ["2023-06-03..2023-06-04"]),
+     ("We did, the weekend after Memorial Day: Ron, Mike and I.", ["2022-06-04..2022-06-05"])],
+)  # fmt: skip
+def test_a_fortnight_from_a_weekday_a_day_of_the_week_before_last_and_a_holiday_of_no_tense(
+    text: str, labels: list[str]
+) -> None:
+    if _nlp() is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    assert [m.label for m in when().mentions(text, TUESDAY, english)] == labels

@@ -165,8 +165,8 @@ class Anchors:
             clause = clause_of(text, m.start(), m.end())
             # a sentence of no tense ("the weekend after Memorial Day", "rehearsal dinner is
             # the night before the wedding") takes the nearest day, before or after
-            told = sentence_of(text, m.start(), m.end())
-            past = is_past(told.group(0) if told else clause)
+            sentence = sentence_of(text, m.start(), m.end())
+            past = is_past(sentence.group(0) if sentence else clause)
             future = True if is_future(clause) else False if past else None
             day = self._day_of(group, event, m.group("whose"), said_at, speaker, future)
             if day is not None:

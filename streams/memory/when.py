@@ -158,6 +158,9 @@ _OLD = re.compile(r"^(.+?)\s+(day|week|month)s?\s+old$")
 """A baby "ten days old today": born that many days before."""
 _TODAY_AFTER = re.compile(r"^\s+(?:today|to the day|yesterday)\b")
 _OR_TWO = re.compile(r"^a\s+(day|week)\s+or\s+two\s+ago$")
+_IN_SINCE = re.compile(r"^(.+?\s+(?:day|week|month|year)s?)\s+in(?:\s+(?:now|already))?$")
+"""How long something has run, said from inside it ("4 months in", "three weeks in and I
+love it"): it began that long ago."""
 _SHORT_YEAR = re.compile(r"^'(\d{2})$")
 _SHORT_DAYS = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
                "weds": "wednesday", "thu": "thursday", "thur": "thursday", "thurs": "thursday",
@@ -240,9 +243,11 @@ the next day we hiked", "two days later", "home for Thanksgiving, flying out the
 before"): read from that one, never from the day said."""
 _RANGE = re.compile(r"^(.+?)\s+(?:to|through|until|till|and(?! a half)|-|\u2013)\s+(.+)$")
 _DURATION = re.compile(
-    r"^(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|\d+)"
+    r"^(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:to|or|-)\s+)?"
+    r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|\d+)"
     r"\s+(?:day|week|month|year|hour|minute)s?$"
 )
+"""How long, not when: "three weeks", "four to six weeks"."""
 _VAGUE = re.compile(r"^(?:other day|recently|lately|now|today's|these days|nowadays)$")
 _DAY_OF_MONTH = re.compile(
     r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}\s+[a-z]{3}|[a-z]{3}\w*\s+\d{1,2}\b"
@@ -516,6 +521,9 @@ class When:
             # "back that Sunday", "the Monday after we arrived" (not "on Tuesday after
             # school"): told from another time
             return None
+        if running := _IN_SINCE.match(_clean(span)):
+            began = self.resolve(f"{running.group(1)} ago", said_at)
+            return None if began is None else dataclasses.replace(began, text=span)
         ahead = _AHEAD.match(_clean(span))
         said_in = bool(_IN_BEFORE.search(text[:start]) or re.match(r"(?i)in\s", span))
         after = text[start + len(span) :]
@@ -1282,7 +1290,10 @@ _TIME_WORD = re.compile(
     r"|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
     r"|valentine'?s|christmas|x-?mas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day"
     r"|fortnight|stephen'?s|thanksgiving|from now|(?:day|week|month)s\s+away|bonfire night"
-    r"|(?:day|week|month|year)s\s+back|" + _MORE_HOLIDAYS + r"|\d{1,2}/\d{1,2}"
+    r"|(?:day|week|month|year)s\s+back"
+    r"|(?:day|week|month|year)s?\s+in(?=\s*(?:[,.!?;:]|$|and\b|now\b|already\b|so\b|but\b))|"
+    + _MORE_HOLIDAYS
+    + r"|\d{1,2}/\d{1,2}"
     r"|(?-i:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)|(?<=['\u2019])\d{2}"
     r"|in\s+(?:a|an|\d+|a few|a couple of|two|three|four|five|six|seven|eight|nine|ten|several)\s+"
     r"(?:day|week|month|year)s?)\b",
@@ -1349,6 +1360,8 @@ _PATTERN = re.compile(
     r"(?:day|week|fortnight|month|year)s?(?:['\u2019]s?\s+time)?"
     r"|(?:last|this|next|past|coming)\s+(?:\w+)|(?:yesterday|today|tonight|tomorrow)"
     r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)(?:\s+or\s+so)?\s+(?:ago|back)"
+    r"|(?:\w+|a couple of|a few)\s+(?:days?|weeks?|months?|years?)\s+in"
+    r"(?=\s*(?:[,.!?;:]|$|and\b|now\b|already\b|so\b|but\b))"
     r"|(?:early|mid|late|the end of)[\s-]+[A-Z][a-z]+"
     r"|(?:in|on)\s+(?:(?:January|February|March|April|May|June|July|August|September|October"
     r"|November|December)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?|\d{4}|the\s+\d{1,2}"

@@ -586,3 +586,17 @@ def test_a_fortnight_from_a_weekday_a_day_of_the_week_before_last_and_a_holiday_
     if _nlp() is None:
         pytest.skip("spaCy's English pipeline is not installed")
     assert [m.label for m in when().mentions(text, TUESDAY, english)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("4 months in. 14 people on my team", ["2023-01"]),
+     ("Three weeks in and I love it.", ["2023-04-24..2023-04-30"]),
+     ("You're ten days in now.", ["2023-05-06"]),
+     ("we spent four days in Rome", []), ("Four to six weeks in a splint.", []),
+     ("It takes four to six weeks, starting next month", ["2023-06"])],
+)  # fmt: skip
+def test_how_long_something_has_run_said_from_inside_it_dates_its_start(
+    nlp: Parse | None, text: str, labels: list[str]
+) -> None:
+    assert [m.label for m in when().mentions(text, TUESDAY, nlp)] == labels

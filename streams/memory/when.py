@@ -119,7 +119,7 @@ _DAY_OF_WEEK = re.compile(
     rf"^{_DAY_NAME},?\s+(?:the\s+)?(last|this|next|)\s*week(\s+before\s+last)?$"
 )
 """A weekday of a week named ("Monday last week": that week's Monday, not the last one)."""
-_WEEK_FROM = re.compile(r"^a\s+(week|fortnight)\s+(yesterday|tomorrow)$")
+_WEEK_FROM = re.compile(r"^a\s+(week|fortnight|month)\s+(yesterday|tomorrow|today)$")
 _AFTER_NEXT = re.compile(rf"^({_DAY_NAME[1:-1]}|weekend)\s+after\s+next$")
 _BEFORE_LAST = re.compile(
     rf"^(day|night|week|weekend|month|year|spring|summer|autumn|fall|winter|{_DAY_NAME})"
@@ -296,7 +296,8 @@ _FUTURE = re.compile(
     r"|^(?:landing|flying(?:\s+back)?|leaving|arriving|signing|heading|travell?ing)\b"
     r"|^(?:fly|leave|land|arrive|head|drive)\s+(?:out|back|home|up|down|off|in|to|from)\b"
     # "we'd drive down on Wednesday" (would, not had: no participle follows)
-    r"|(?:i|we|you|they|he|she)(?:'d|\s+would)\s+(?!(?:been|gone|done|seen|had|left|made|taken"
+    r"|(?:i|we|you|they|he|she)(?:'d|\s+would)\s+(?!(?:(?:all|both|also|really|probably)\s+)?"
+    r"(?:been|gone|done|seen|had|left|made|taken"
     r"|got|gotten|given|known|come|become|found|heard|met|told|said|bought|sent|spent|won|lost"
     r"|eaten|driven|written|forgotten|ridden|run|already|just|never|ever)\b)[a-z]+(?<!ed)\b"
     r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
@@ -389,16 +390,17 @@ _AT_CLOCK = re.compile(
 def _appointment(text: str, start: int, span: str, clause: str) -> bool:
     """Whether a bare weekday or day of the month is given with a clock time in a clause
     of no past ("Thursday at 10", "Mvule Ventures on Thursday, 10am", "16th, 2.30pm"): an
-    appointment, so the one to come."""
+    appointment, so the one to come ("Saturday 1pm" read as one span too)."""
+    day = _without_clock(span.strip().lower())
     return (
         bool(
             re.fullmatch(
-                r"(?i)(?:on\s+)?(?:the\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+                r"(?:on\s+)?(?:the\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day"
                 r"|\d{1,2}(?:st|nd|rd|th))",
-                span.strip(),
+                day,
             )
         )
-        and bool(_AT_CLOCK.match(text[start + len(span) :]))
+        and (day != span.strip().lower() or bool(_AT_CLOCK.match(text[start + len(span) :])))
         and not _PAST.search(clause)
         and not re.search(r"(?i)\bborn\b", clause)  # "born Thursday at 4:12am"
     )
@@ -413,6 +415,13 @@ def _past_on(text: str, start: int, span: str, clause: str) -> bool:
     return on and bool(_PAST.search(clause)) and not _FUTURE.search(clause)
 
 
+_REPORTED = re.compile(
+    r"(?i)\b(?:said|says|confirmed|confirms|told\s+(?:me|us|him|her|them)|mentioned|reckons"
+    r"|thinks|heard|found\s+out|emailed\s+(?:me|us)|texted\s+(?:me|us))\s+(?:that\s+)?"
+    r"(?=(?:\w+\s+){0,4}\w+(?:\s+(?:is|are|will|starts?|begins?)\b|['\u2019](?:s|re)\b))"
+)
+"""A verb reporting what another said, before a clause in the present or future ("Ray
+confirmed the install is …", "she said the party's on …")."""
 _CLAUSE_BREAK = re.compile(r",|;|\b(?:and|but|so)\b")
 
 
@@ -581,6 +590,15 @@ class When:
             )
             if anniversary is not None:
                 return Mention(span, anniversary, anniversary, "day")
+        told = sentence_of(text, start, start + len(span))
+        told_text = told.group(0) if told else clause
+        reported = list(_REPORTED.finditer(text, told.start() if told else 0, start))
+        if reported and span in clause:
+            # "Ray confirmed the install is the day after Thanksgiving": the tense is the
+            # reported clause's, not the reporting verb's
+            cut = reported[-1].end()
+            clause = text[cut:start] + clause[clause.index(span) :]
+            told_text = text[cut : told.end()] if told else clause
         lead = span.split()[0] if span.lower().startswith(("in ", "for ")) else ""
         future = (
             is_future(clause)
@@ -596,10 +614,9 @@ class When:
             # "christmas eve night."): the nearest one
             return self._nearest_holiday(span, said_at)
         anchored = _ANCHORED.match(_clean(span))
-        told = sentence_of(text, start, start + len(span))
         if (
             not future
-            and not _PAST.search(told.group(0) if told else clause)
+            and not _PAST.search(told_text)
             and anchored
             and holiday(anchored.group(5), said_at.date(), True)
             and (near := self._nearest_holiday(anchored.group(5), said_at)) is not None
@@ -625,7 +642,12 @@ class When:
         it tells on which day something happened (a day without a month is then the last
         one: "we landed back on the 27th")."""
         phrase = _clean(span)
-        if not phrase or _VAGUE.match(phrase) or _DURATION.match(phrase):
+        if (
+            not phrase
+            or _VAGUE.match(phrase)
+            or _DURATION.match(phrase)
+            or re.fullmatch(r"\d{1,2}\.?", phrase)  # a clock's hour ("at 9."), not a month
+        ):
             return None
         if phrase.endswith(" later") or _LATER.fullmatch(span.strip().rstrip(".,!?;:")):
             return None  # told from another time, not from the day said (see mentions)
@@ -822,8 +844,15 @@ class When:
             return Mention(span, day, day, "day")
         if m := _WEEK_FROM.match(phrase):
             # "a week yesterday" (British): a week before yesterday; "a fortnight tomorrow":
-            # two weeks after tomorrow
-            days = 8 if m.group(1) == "week" else 15
+            # two weeks after tomorrow; "a month today": a month from today
+            if m.group(1) == "month":
+                if m.group(2) != "today":
+                    return None
+                month_on = _add_months(today.replace(day=1), 1)
+                days_in = _month(month_on.year, month_on.month)[1].day
+                day = month_on.replace(day=min(today.day, days_in))
+                return Mention(span, day, day, "day")
+            days = (8 if m.group(1) == "week" else 15) - (m.group(2) == "today")
             day = today + timedelta(days=-days if m.group(2) == "yesterday" else days)
             return Mention(span, day, day, "day")
         if m := _AFTER_NEXT.match(phrase):
@@ -1059,11 +1088,22 @@ _ORDINAL_WORDS = {
 _WORD_ORDINAL = re.compile(r"\b(?:" + "|".join(_ORDINAL_WORDS) + r")\b(?= of\b)")
 
 
+_CLOCK_AFTER = re.compile(
+    rf"^(.*?{_DAY_NAME})\s*,?\s+(?:at\s+)?\d{{1,2}}(?:[:.]\d{{2}})?\s*(?:am|pm)?$"
+)
+"""A weekday with the clock time after it ("saturday 1pm", "friday at 10:30")."""
+
+
+def _without_clock(phrase: str) -> str:
+    return _CLOCK_AFTER.sub(lambda m: m.group(1), phrase)
+
+
 def _clean(span: str) -> str:
     phrase = re.sub(r"\s+", " ", span.strip().lower().rstrip(".,!?;:"))
     phrase = phrase.replace("\u2019", "'")
     while (stripped := _LEAD.sub("", phrase)) != phrase:
         phrase = stripped
+    phrase = _without_clock(phrase)  # "saturday 1pm", "friday at 10:30": the day
     phrase = _WEEKDAY_BEFORE_DATE.sub("", phrase)
     phrase = re.sub(r"\s+or\s+so\b", "", phrase)  # "a month or so ago"
     # "this past Sunday": the last one
@@ -1326,7 +1366,7 @@ _PATTERN = re.compile(
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:the\s+)?week\s+before\s+last"
     r"|come\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+last\b"
     r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:days?|weeks?|months?)\s+old(?=\s+today)"
-    r"|a\s+(?:week|fortnight)\s+(?:yesterday|tomorrow)"
+    r"|a\s+(?:week|fortnight)\s+(?:yesterday|tomorrow)|a\s+(?:week|fortnight|month)\s+today"
     r"|the\s+week\s+after\s+next|(?:the\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend)"
     r"\s+after\s+next|(?:the\s+)?(?:start|beginning|end)\s+of\s+the\s+year"
     r"|(?:the\s+)?end\s+of\s+(?:last|this|next)\s+week|bonfire\s+night"
@@ -1455,6 +1495,13 @@ _CHAT_AGO = re.compile(r"(?i)(?:^|(?<=[.!?,;:]\s))(day|week|fortnight|month|year
 """A count of one dropped before "ago" at the start of a clause ("Week ago yesterday")."""
 
 
+_CHAT_CLOCK_DAY = re.compile(
+    r"(?i)(?<![\w'])(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat)"
+    r"(?=\s+(?:at\s+)?\d{1,2}(?:[:.]\d{2})?(?:\s*(?:am|pm)\b|\s*$|\s*[,.!?]))"
+)
+"""A short day name given with a clock time ("thurs at 9", "fri 10am")."""
+
+
 def chat_words(text: str) -> str:
     """``text`` with the ways chats shorten words of time written out: "yday", "tmrw",
     "wknd", "2 wks ago", "3 yrs", "bday", "im", "week ago" (a week ago); a lowercase short
@@ -1462,6 +1509,7 @@ def chat_words(text: str) -> str:
     the sun)."""
     out = _CHAT_WORD.sub(lambda m: _CHAT[m.group(0).lower()], text)
     out = _CHAT_AGO.sub(lambda m: f"a {m.group(0)}", out)
+    out = _CHAT_CLOCK_DAY.sub(lambda m: _SHORT_DAYS[m.group(1).lower()].capitalize(), out)
     out = _CHAT_YEARS.sub(
         lambda m: f"{m.group(1)} year" + ("s" if m.group(0)[-1] in "sS" else ""), out
     )

@@ -600,3 +600,25 @@ def test_how_long_something_has_run_said_from_inside_it_dates_its_start(
     nlp: Parse | None, text: str, labels: list[str]
 ) -> None:
     assert [m.label for m in when().mentions(text, TUESDAY, nlp)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("Walk-in: Ray confirmed the install is the day after Memorial Day", ["2023-05-30"]),
+     ("she said the party's on Saturday", ["2023-05-20"]),
+     ("he said he left on Saturday", ["2023-05-13"]),
+     ("Which is a month today! What do you want for your birthday?", ["2023-06-16"]),
+     ("And the last one is a week today.", ["2023-05-23"]),
+     ("thurs at 9. weekend camping ticket is like £240", ["2023-05-18"]),
+     ("ok back to sleep for 20 min. sat 1pm", ["2023-05-20"]),
+     ("we met Saturday 1pm at the cafe", ["2023-05-13"]),
+     ("On the terrace, after you'd all gone to bed on Friday.", ["2023-05-12"]),
+     ("we'd all go on Friday", ["2023-05-19"]),
+     ("I'm the oldest person on my floor at 30.", [])],
+)  # fmt: skip
+def test_a_reported_clause_keeps_its_own_tense_a_month_today_and_a_day_with_a_clock_time(
+    text: str, labels: list[str]
+) -> None:
+    if _nlp() is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels

@@ -362,6 +362,10 @@ def is_future(sentence: str) -> bool:
     return bool(_FUTURE.search(sentence.lstrip(" ,;"))) and not _PAST.search(sentence)
 
 
+_WEEKDAY_WORD = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+"""A weekday's name, as a piece of a pattern."""
+
+
 def _proposed(text: str, start: int, span: str) -> bool:
     """Whether a bare weekday is asked of in a question of no past ("Eldo Sunday?",
     "drinks Friday?"; not "how was Saturday?", "still recovering from Saturday?" or a bare
@@ -369,9 +373,7 @@ def _proposed(text: str, start: int, span: str) -> bool:
     sentence = sentence_of(text, start, start + len(span))
     asked = sentence.group(0) if sentence else text
     return (
-        bool(
-            re.fullmatch(r"(?i)(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day", span.strip())
-        )
+        bool(re.fullmatch(rf"(?i)(?:on\s+)?{_WEEKDAY_WORD}", span.strip()))
         and asked.rstrip().endswith("?")
         # something proposed with it: "Eldo Sunday?"; "Tuesday??" alone asks which day
         and len(re.findall(r"[a-z]+", asked.lower().replace(span.strip().lower(), ""))) > 0
@@ -395,8 +397,7 @@ def _appointment(text: str, start: int, span: str, clause: str) -> bool:
     return (
         bool(
             re.fullmatch(
-                r"(?:on\s+)?(?:the\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-                r"|\d{1,2}(?:st|nd|rd|th))",
+                rf"(?:on\s+)?(?:the\s+)?(?:{_WEEKDAY_WORD}|\d{{1,2}}(?:st|nd|rd|th))",
                 day,
             )
         )

@@ -28,6 +28,7 @@ from streams.memory.when import (
     holiday,
     is_future,
     is_past,
+    nearest_holiday,
     sentence_of,
     week_of,
 )
@@ -183,9 +184,8 @@ class Anchors:
         gone, or None for the nearest)."""
         today = said_at.date()
         if future is None:
-            fixed = [d for ahead in (False, True) if (d := holiday(event, today, ahead))]
-            if fixed:
-                return min(fixed, key=lambda d: abs(d - today))
+            if (nearest := nearest_holiday(event, today)) is not None:
+                return nearest
         elif (day := holiday(event, today, future)) is not None:
             return day
         word = stem(event.split()[0])

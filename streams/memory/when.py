@@ -628,11 +628,10 @@ class When:
         return self.resolve(span, said_at, future, _past_on(text, start, span, clause))
 
     def _nearest_holiday(self, span: str, said_at: datetime) -> Mention | None:
-        phrase, today = _clean(span), said_at.date()
-        days = [d for d in (holiday(phrase, today, False), holiday(phrase, today, True)) if d]
-        if not days or re.match(r"(?:last|next|this)\s", phrase):
+        phrase = _clean(span)
+        day = nearest_holiday(phrase, said_at.date())
+        if day is None or re.match(r"(?:last|next|this)\s", phrase):
             return self.resolve(span, said_at)
-        day = min(days, key=lambda d: abs(d - today))
         return Mention(span, day, day, "day")
 
     def resolve(
@@ -1027,6 +1026,13 @@ def _on(year: int, month: int, day: int) -> date | None:
         return date(year, month, day)
     except ValueError:
         return None
+
+
+def nearest_holiday(phrase: str, today: date) -> date | None:
+    """The day of the holiday ``phrase`` names nearest ``today``, gone or to come (the one
+    gone on a tie); None when it names none."""
+    days = [d for ahead in (False, True) if (d := holiday(phrase, today, ahead))]
+    return min(days, key=lambda d: abs(d - today)) if days else None
 
 
 def holiday(phrase: str, today: date, future: bool) -> date | None:

@@ -270,6 +270,7 @@ _HOLIDAYS = {
     "april fools day": (4, 1), "groundhog day": (2, 2), "nye": (12, 31),
     "australia day": (1, 26), "straya day": (1, 26), "anzac day": (4, 25),
     "waitangi day": (2, 6), "republic day": (1, 26), "gandhi jayanti": (10, 2),
+    "may day": (5, 1),
 }  # fmt: skip
 _PLAIN_HOLIDAYS = {name.replace("'", ""): day for name, day in _HOLIDAYS.items()}
 """Holidays on a fixed day, also written without the apostrophe ("stephens day");
@@ -380,6 +381,18 @@ def _proposed(text: str, start: int, span: str) -> bool:
         and not _PAST.search(asked)
         and not re.search(r"(?i)\b(?:did|was|were|had)n['\u2019]?t\b", asked)
         and not re.search(r"(?i)\b(?:from|since|after)\s+$", text[:start])
+    )
+
+
+def _named_as(text: str, start: int, span: str, clause: str) -> bool:
+    """Whether a bare weekday is the subject of a present "is" in a clause of no past
+    ("Friday is my last day at work", "Saturday's the big day"): the one to come (not any
+    one: "1am on a Friday is a festival")."""
+    return (
+        bool(re.fullmatch(rf"(?i){_WEEKDAY_WORD}", span.strip()))
+        and not re.search(r"(?i)\b(?:a|any|every|each)\s+$", text[:start])
+        and bool(re.match(r"(?i)\s*(?:is\b|['\u2019]s\b)", text[start + len(span) :]))
+        and not _PAST.search(clause)
     )
 
 
@@ -609,6 +622,7 @@ class When:
             )
             or _proposed(text, start, span)
             or _appointment(text, start, span, clause)
+            or _named_as(text, start, span, clause)
         )
         if not future and not _PAST.search(clause) and holiday(_clean(span), said_at.date(), True):
             # a holiday in a clause of no tense ("the clinic is closed for Presidents' Day",

@@ -622,3 +622,20 @@ def test_a_reported_clause_keeps_its_own_tense_a_month_today_and_a_day_with_a_cl
     if _nlp() is None:
         pytest.skip("spaCy's English pipeline is not installed")
     assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("Friday is my last day at work before the leave.", ["2023-05-19"]),
+     ("Saturday's the big day!", ["2023-05-20"]),
+     ("Friday was my last day.", ["2023-05-12"]),
+     ("Friday is when it all went wrong.", ["2023-05-12"]),
+     ("The street at 1am on a Friday is a festival.", ["2023-05-12"]),
+     ("I sprained it bouldering on May Day.", ["2023-05-01"])],
+)  # fmt: skip
+def test_a_weekday_that_is_something_is_the_one_to_come_and_may_day_is_the_first_of_may(
+    text: str, labels: list[str]
+) -> None:
+    if _nlp() is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels

@@ -161,6 +161,15 @@ _OR_TWO = re.compile(r"^a\s+(day|week)\s+or\s+two\s+ago$")
 _IN_SINCE = re.compile(r"^(.+?\s+(?:day|week|month|year)s?)\s+in(?:\s+(?:now|already))?$")
 """How long something has run, said from inside it ("4 months in", "three weeks in and I
 love it"): it began that long ago."""
+_FOR_SO_LONG = re.compile(
+    r"^(?:for\s+)?((?:\w+|a couple of|a few)\s+(?:day|week|month|year)s?)(?:\s+now)?$"
+)
+_BEEN_DOING = re.compile(
+    r"(?i)(?<!will\s)(?<!ll\s)\b(?:have|has|['\u2019]ve|['\u2019]s)\s+been\s+"
+    r"(?:\w+ing|together|married|engaged|sober|here|there|open)\b[^.!?;,]*?(?:\bfor\s+)?$"
+)
+"""How long something has gone on, said while it does ("we've been dating four months",
+"I've been working there for three years"): it began that long ago."""
 _SHORT_YEAR = re.compile(r"^'(\d{2})$")
 _SHORT_DAYS = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
                "weds": "wednesday", "thu": "thursday", "thur": "thursday", "thurs": "thursday",
@@ -544,7 +553,11 @@ class When:
             # "back that Sunday", "the Monday after we arrived" (not "on Tuesday after
             # school"): told from another time
             return None
-        if running := _IN_SINCE.match(_clean(span)):
+        if (running := _IN_SINCE.match(_clean(span))) or (
+            (running := _FOR_SO_LONG.match(_clean(span)))
+            and _count(running.group(1).rsplit(" ", 1)[0])
+            and _BEEN_DOING.search(text[:start])
+        ):
             began = self.resolve(f"{running.group(1)} ago", said_at)
             return None if began is None else dataclasses.replace(began, text=span)
         ahead = _AHEAD.match(_clean(span))
@@ -1351,7 +1364,7 @@ _TIME_WORD = re.compile(
     r"|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
     r"|valentine'?s|christmas|x-?mas|easter|halloween|new year'?s|patrick'?s|paddy'?s|boxing day"
     r"|fortnight|stephen'?s|thanksgiving|from now|(?:day|week|month)s\s+away|bonfire night"
-    r"|(?:day|week|month|year)s\s+back"
+    r"|(?:day|week|month|year)s\s+back|been\s+[^.!?;]*?(?:day|week|month|year)s"
     r"|(?:day|week|month|year)s?\s+in(?=\s*(?:[,.!?;:]|$|and\b|now\b|already\b|so\b|but\b))|"
     + _MORE_HOLIDAYS
     + r"|\d{1,2}/\d{1,2}"
@@ -1505,6 +1518,13 @@ _CHAT_YEARS = re.compile(
     r"\s+yrs?\b",
     re.I,
 )
+_LOWER_WEEKDAY = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"(?!\s+(?:the\s+)?\d|\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
+)
+"""A weekday's whole name typed lowercase ("first one came tuesday"), which spaCy's
+small pipeline misses; not before the date it falls on ("sunday dec 1", "tuesday the
+26th": the date is read there)."""
 _CHAT_DAY = re.compile(
     r"\b(on|last|next|this|til|till|until|by|from)\s+"
     r"(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b(?!['\w])",
@@ -1525,10 +1545,11 @@ _CHAT_CLOCK_DAY = re.compile(
 
 def chat_words(text: str) -> str:
     """``text`` with the ways chats shorten words of time written out: "yday", "tmrw",
-    "wknd", "2 wks ago", "3 yrs", "bday", "im", "week ago" (a week ago); a lowercase short
-    day after "on", "last", "next", "this", "from" or "until" ("on sat"; "this sun" stays
-    the sun)."""
+    "wknd", "2 wks ago", "3 yrs", "bday", "im", "week ago" (a week ago); a weekday's whole
+    name typed lowercase ("came tuesday"); a lowercase short day after "on", "last", "next",
+    "this", "from" or "until" ("on sat"; "this sun" stays the sun)."""
     out = _CHAT_WORD.sub(lambda m: _CHAT[m.group(0).lower()], text)
+    out = _LOWER_WEEKDAY.sub(lambda m: m.group(0).capitalize(), out)
     out = _CHAT_AGO.sub(lambda m: f"a {m.group(0)}", out)
     out = _CHAT_CLOCK_DAY.sub(lambda m: _SHORT_DAYS[m.group(1).lower()].capitalize(), out)
     out = _CHAT_YEARS.sub(

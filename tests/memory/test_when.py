@@ -639,3 +639,23 @@ def test_a_weekday_that_is_something_is_the_one_to_come_and_may_day_is_the_first
     if _nlp() is None:
         pytest.skip("spaCy's English pipeline is not installed")
     assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("We've been dating four months, you can say his name normally.", ["2023-01"]),
+     ("I've been working there for three years.", ["2020"]),
+     ("She has been living in Leeds for two years now.", ["2021"]),
+     ("Bex has been here two weeks and I love it.", ["2023-05-01..2023-05-07"]),
+     ("I had been working there for 3 years.", []),
+     ("By May I'll have been here for two years.", []),
+     ("He's been sliding down the hill at the park since Boxing Day.", ["2022-12-26"]),
+     ("first one came tuesday, 3 days late", ["2023-05-09"]),
+     ("ok so thursday is the real thing", ["2023-05-18"])],
+)  # fmt: skip
+def test_how_long_something_has_gone_on_dates_its_start_and_a_weekday_typed_lowercase(
+    text: str, labels: list[str]
+) -> None:
+    if _nlp() is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels

@@ -303,7 +303,7 @@ _FUTURE = re.compile(
     r"\b(?:will|won't|'ll|let's|let us|going to|gonna|plan(?:ning)? to|hope to|hopefully|next"
     r"|upcoming|coming"
     # a plan told by its verb alone: "landing 16 dec, flying back 2 jan", "Fly out Saturday"
-    r"|^(?:landing|flying(?:\s+back)?|leaving|arriving|signing|heading|travell?ing)\b"
+    r"|^(?:landing|flying(?:\s+back)?|leaving|arriving|signing|heading|travell?ing|moving)\b"
     r"|^(?:fly|leave|land|arrive|head|drive)\s+(?:out|back|home|up|down|off|in|to|from)\b"
     # "we'd drive down on Wednesday" (would, not had: no participle follows)
     r"|(?:i|we|you|they|he|she)(?:'d|\s+would)\s+(?!(?:(?:all|both|also|really|probably)\s+)?"
@@ -406,7 +406,8 @@ def _named_as(text: str, start: int, span: str, clause: str) -> bool:
 
 
 _AT_CLOCK = re.compile(
-    r"^\s*,?\s*(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)\b|noon\b)|^\s*,?\s*at\s+\d{1,2}(?::\d{2})?\b",
+    r"^\s*[,!]*\s*(?:at\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)\b|noon\b)"
+    r"|^\s*,?\s*at\s+\d{1,2}(?::\d{2})?\b",
     re.I,
 )
 

@@ -651,9 +651,11 @@ def test_a_weekday_that_is_something_is_the_one_to_come_and_may_day_is_the_first
      ("By May I'll have been here for two years.", []),
      ("He's been sliding down the hill at the park since Boxing Day.", ["2022-12-26"]),
      ("first one came tuesday, 3 days late", ["2023-05-09"]),
-     ("ok so thursday is the real thing", ["2023-05-18"])],
+     ("ok so thursday is the real thing", ["2023-05-18"]),
+     ("Signed the agreement yesterday. Moving on the 30th.", ["2023-05-15", "2023-05-30"]),
+     ("first shift thursday!! 6am open, pray for me.", ["2023-05-18"])],
 )  # fmt: skip
-def test_how_long_something_has_gone_on_dates_its_start_and_a_weekday_typed_lowercase(
+def test_how_long_something_has_gone_on_dates_its_start_a_weekday_typed_lowercase_and_plans(
     text: str, labels: list[str]
 ) -> None:
     if _nlp() is None:

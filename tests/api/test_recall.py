@@ -11,6 +11,7 @@ import pytest
 from api.services.recall import (
     ASKS_WHEN,
     PARTS,
+    PRIORS,
     WEIGHTS,
     in_own_words,
     mentioned,
@@ -299,3 +300,22 @@ def test_the_named_speaker_s_turns_are_also_read_against_the_question_in_their_w
     assert all(read[i] == plain[i] for i in plain if i not in jon)
     assert all(read[i] >= plain[i] for i in jon)
     assert any(read[i] > plain[i] for i in jon)
+
+
+def test_a_turn_that_asks_counts_less_than_one_that_tells(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    sessions = [
+        ["Ana: How is the new puppy settling in?", "Ben: The new puppy is settling in well."],
+        ["Ana: Lisbon was lovely.", "Ben: Good to hear."],
+    ]  # fmt: skip
+    turns = conversation(embedder, sessions, {})
+
+    def lead() -> float:
+        scores = {i: s for s, i in ranked_ids(turns, embedder, "Is the puppy settling in?")}
+        return scores["t1"] - scores["t0"]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("api.services.recall.PRIORS", dict(PRIORS, tells=0.0))
+        without = lead()
+    assert lead() > without

@@ -29,6 +29,7 @@ from streams.memory.when import (
     is_future,
     is_past,
     nearest_holiday,
+    reported_from,
     sentence_of,
     week_of,
 )
@@ -167,7 +168,12 @@ class Anchors:
             # a sentence of no tense ("the weekend after Memorial Day", "rehearsal dinner is
             # the night before the wedding") takes the nearest day, before or after
             sentence = sentence_of(text, m.start(), m.end())
-            past = is_past(sentence.group(0) if sentence else clause)
+            words = sentence.group(0) if sentence else clause
+            if (cut := reported_from(text, m.start(), m.end())) is not None:
+                # "Ray confirmed the install is the day after Thanksgiving": the tense is
+                # the reported clause's
+                words = clause = text[cut : sentence.end() if sentence else len(text)]
+            past = is_past(words)
             future = True if is_future(clause) else False if past else None
             day = self._day_of(group, event, m.group("whose"), said_at, speaker, future)
             if day is not None:

@@ -114,6 +114,13 @@ _DAY_NAME = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WEEK_ON = re.compile(
     rf"^(?:a (week|fortnight) (?:on|from) (?:this\s+)?{_DAY_NAME}|{_DAY_NAME} (week|fortnight))$"
 )
+_MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+"""A month's name, whole or short, as a piece of a pattern."""
+_WEEK_LAST = re.compile(rf"^a\s+(week|fortnight)\s+last\s+{_DAY_NAME}$")
+"""A week before last Thursday, said the British way ("It was a week last Thursday")."""
+_WEEK_HOLDING = re.compile(r"^(week|weekend)\s+of\s+(.+)$")
+"""The week (or weekend) a day falls in ("the week of August 12th", "the weekend of the
+3rd")."""
 _COME_DAY = re.compile(rf"^(?:come\s+{_DAY_NAME}|{_DAY_NAME}\s+last)$")
 _DAY_OF_WEEK = re.compile(
     rf"^{_DAY_NAME},?\s+(?:the\s+)?(last|this|next|)\s*week(\s+before\s+last)?$"
@@ -299,6 +306,13 @@ Mother's Day the US one; the King's Birthday the Australian second Monday of Jun
 _PLAIN_NTH = {name.replace("'", ""): rule for name, rule in _NTH_WEEKDAY_HOLIDAYS.items()}
 _EASTER = {"easter": 0, "easter sunday": 0, "easter monday": 1, "good friday": -2}
 
+_APPOINTMENT = (
+    r"(?:(?:a|an|my|our|the|his|her|their)\s+)?(?:[\w-]+\s+){0,3}?(?:appointment|assessment"
+    r"|interview|mediation|exam|scan|meeting|hearing|surgery|op|operation|check-?up|review"
+    r"|session|consult(?:ation)?|class|shift|audition|viva|trial|test|induction|orientation)"
+)
+"""Something booked for a time, as its noun ("my pre-op assessment", "mediation")."""
+_APPOINTMENT_AT = _APPOINTMENT + r"\s+(?:on|at|this|next|tomorrow)\b"
 _FUTURE = re.compile(
     r"\b(?:will|won't|'ll|let's|let us|going to|gonna|plan(?:ning)? to|hope to|hopefully|next"
     r"|upcoming|coming"
@@ -313,6 +327,10 @@ _FUTURE = re.compile(
     r"|aim(?:ing)? to|want(?:s)? (?:me|us|him|her|them|to)|due to|booked|scheduled"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's|you're|you are)\s+(?!\w+ed\b)\w+ing"
     r"|\w+\s+ha(?:ve|s)\s+(?:a|an|my|our|your|his|her|their)(?:\s+[\w-]+){1,6}?\s+(?:on|at|this|next)"
+    # "I've got a dentist appointment on Friday", "Got my pre-op assessment on the 6th"
+    r"|(?:\w+\s+(?:have|has)\s+|\w+['\u2019](?:ve|s)\s+|^)got\s+(?:a|an|my|our|your|his|her|their|the)"
+    r"(?:\s+[\w-]+){1,6}?\s+(?:on|at|this|next)\b"
+    r"|^got\s+" + _APPOINTMENT + r"\s+(?:on|at|this|next)\b"
     r"|(?:i|we|they|you)\s+(?:only\s+|just\s+|finally\s+|still\s+|now\s+)?(?:move|fly|leave|start"
     r"|finish|arrive|land|travel|drive|head|go\s+back"
     r"|come\s+back|get\s+back|close|open|exchange|complete)\s+(?:\w+\s+){0,3}?(?:on|this|next|tomorrow"
@@ -340,10 +358,14 @@ the 13th", "the wedding's in May", "my lease ends in March", "I have a job inter
 Monday", "I'm back Monday night", "the wedding is two weeks away", "move in is the 22nd",
 "hopefully signing on friday", "landing 16 dec")."""
 _PAST = re.compile(
-    r"\b(?:was|were|did|had|took|went|got|came|began|bought|left|made|met|said|told|saw"
+    r"\b(?:was|were|did|had|took|went|came|began|bought|left|made|met|said|told|saw"
     r"|found|gave|ran|sold|won|lost|spent|brought|thought|felt|heard|kept|sent|flew|rang|sang"
     r"|ate|wrote|drove|rode|broke|chose|fell|forgot|grew|held|knew|led|meant|paid|rose"
     r"|shook|slept|spoke|stood|taught|threw|woke|built|caught|fought|sat|stuck|swam|became"
+    # "got", but not the "got" of "have got", or of an appointment told without its subject
+    # ("Got mediation on Friday")
+    r"|(?<!['\u2019]ve )(?<!\bhave )(?<!\bhas )(?<!['\u2019]s )"
+    r"(?:(?<![a-z] )(?<![a-z])got(?!\s+" + _APPOINTMENT_AT + r")|(?<=[a-z] )got)"
     # not a participle after "be" or "get": "we're getting married", "I'm booked"
     r"|(?<!\bam )(?<!'m )(?<!\bare )(?<!'re )(?<!\bis )(?<!\bbe )(?<!being )"
     r"(?<!\bget )(?<!getting )"
@@ -456,6 +478,15 @@ def sentence_of(text: str, start: int, end: int) -> re.Match[str] | None:
     )
 
 
+def reported_from(text: str, start: int, end: int) -> int | None:
+    """Where the clause a reporting verb reports begins, when the time at ``[start,
+    end)`` is in one ("Ray confirmed the install is the day after Thanksgiving": the
+    tense is the reported clause's, not the reporting verb's); None otherwise."""
+    told = sentence_of(text, start, end)
+    reported = list(_REPORTED.finditer(text, told.start() if told else 0, start))
+    return reported[-1].end() if reported else None
+
+
 def clause_of(text: str, start: int, end: int) -> str:
     """The clause of ``text`` holding ``[start, end)``: its sentence, cut at commas and
     "and", "but", "so" ("I applied … and they want me back on Thursday": the second
@@ -527,6 +558,7 @@ class When:
             if anchor is not None:
                 with contextlib.suppress(OverflowError, ValueError):  # past year 9999
                     out.append(_later(later, anchor[1]))
+        out = [_in_the_month_said(text, m, out) for m in out]
         out = [_after_the_day_said(text, m, out) for m in out]
         unique = {(m.start, m.end, m.granularity): m for m in reversed(out)}
         return [m for m in out if unique[(m.start, m.end, m.granularity)] is m]
@@ -620,11 +652,8 @@ class When:
                 return Mention(span, anniversary, anniversary, "day")
         told = sentence_of(text, start, start + len(span))
         told_text = told.group(0) if told else clause
-        reported = list(_REPORTED.finditer(text, told.start() if told else 0, start))
-        if reported and span in clause:
-            # "Ray confirmed the install is the day after Thanksgiving": the tense is the
-            # reported clause's, not the reporting verb's
-            cut = reported[-1].end()
+        cut = reported_from(text, start, start + len(span))
+        if cut is not None and span in clause:
             clause = text[cut:start] + clause[clause.index(span) :]
             told_text = text[cut : told.end()] if told else clause
         lead = span.split()[0] if span.lower().startswith(("in ", "for ")) else ""
@@ -891,6 +920,21 @@ class When:
             weekday = _WEEKDAYS.index(m.group(1))
             later = today + timedelta(days=((weekday - today.weekday()) % 7 or 7) + 7)
             return Mention(span, later, later, "day")
+        noon = datetime(today.year, today.month, today.day, 12)
+        if (m := _WEEK_LAST.match(phrase)) and (
+            gone := self.resolve(f"last {m.group(2)}", noon)
+        ) is not None:
+            day = gone.start - timedelta(days=14 if m.group(1) == "fortnight" else 7)
+            return Mention(span, day, day, "day")
+        if (
+            (m := _WEEK_HOLDING.match(phrase))
+            and (held := self.resolve(m.group(2), noon, future, past)) is not None
+            and held.granularity == "day"
+        ):
+            first, last = week_of(held.start)
+            if m.group(1) == "weekend":
+                first = first + timedelta(days=5)
+            return Mention(span, first, last, "week")
         if m := _WEEK_ON.match(phrase):
             # "a week on Friday" (British): the Friday after the coming one; "a fortnight
             # from Saturday", "Saturday fortnight": a week later still
@@ -1184,6 +1228,34 @@ def _season(phrase: str, span: str, today: date, future: bool) -> Mention | None
 _THE_WEEKDAY = re.compile(rf"(?i)(?:on\s+)?the\s+{_DAY_NAME}")
 
 
+_BARE_ORDINAL = re.compile(r"(?i)(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)")
+_NAMES_MONTH = re.compile(rf"(?i)\b{_MONTH_WORD}(?![a-z])")
+
+
+def _in_the_month_said(text: str, mention: Mention, said: Sequence[Mention]) -> Mention:
+    """A later day of the month alone ("the 17th") after a day said with its month in the
+    same sentence ("She starts the 2nd of April, I fly out on the 6th", "leaving September
+    10, back the 24th"): that month's; ``mention`` itself otherwise."""
+    ordinal = _BARE_ORDINAL.fullmatch(mention.text.strip())
+    at = text.find(mention.text)
+    sentence = sentence_of(text, at, at + len(mention.text)) if at >= 0 else None
+    if ordinal is None or sentence is None:
+        return mention
+    before = [
+        (where, m)
+        for m in said
+        if m.granularity == "day" and _NAMES_MONTH.search(m.text)
+        and sentence.start() <= (where := text.find(m.text)) < at
+    ]  # fmt: skip
+    if not before:
+        return mention
+    anchor = max(before, key=lambda p: p[0])[1].start
+    if int(ordinal.group(1)) <= anchor.day:
+        return mention
+    day = _on(anchor.year, anchor.month, int(ordinal.group(1)))
+    return mention if day is None else Mention(mention.text, day, day, "day")
+
+
 def _after_the_day_said(text: str, mention: Mention, said: Sequence[Mention]) -> Mention:
     """ "the Thursday" after a day said before it in the same text ("the operation was on
     the 11th, and they sent him home on the Thursday"): the first one after that day;
@@ -1420,6 +1492,12 @@ _PATTERN = re.compile(
     r"\s+(?:month|year)"
     r"|(?:st\.?\s+)?stephen'?s\s+day"
     r"|a (?:week|fortnight) (?:on|from) (?:this\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|a\s+(?:week|fortnight)\s+last\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|the\s+week(?:end)?\s+of\s+(?:(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+"
+    + _MONTH_WORD
+    + r"|"
+    + _MONTH_WORD
+    + r"\s+\d{1,2}(?:st|nd|rd|th)?\b|the\s+\d{1,2}(?:st|nd|rd|th))"
     r"|on\s+(?:the\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
     r"(?!\s+(?:before|after)\b|\s+(?:last|this|next)\s+week\b)"
     r"|the\s+(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"

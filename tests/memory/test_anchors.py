@@ -241,3 +241,10 @@ def test_an_event_in_a_sentence_of_no_tense_is_the_nearest_one_told() -> None:
         ]
     )
     assert said[2].split() == ["2024-10-11"]
+
+
+def test_a_reported_clause_dates_a_holiday_by_its_own_tense() -> None:
+    [said] = times_of(
+        [turn("Walk-in: Ray confirmed the install is the day after Thanksgiving", "2024-11-12")]
+    )
+    assert said.split() == ["2024-11-29"]

@@ -661,3 +661,50 @@ def test_how_long_something_has_gone_on_dates_its_start_a_weekday_typed_lowercas
     if _nlp() is None:
         pytest.skip("spaCy's English pipeline is not installed")
     assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("I've got a dentist appointment on Friday", ["2023-05-19"]),
+     ("we've got the scan on Thursday", ["2023-05-18"]),
+     ("Got my pre-op assessment on the 6th", ["2023-06-06"]),
+     ("Got mediation on Friday. Wish me luck", ["2023-05-19"]),
+     ("I got a parking ticket on Friday", ["2023-05-12"]),
+     ("The grant got through internal review on the 1st, so I'll polish it next week",
+      ["2023-05-22..2023-05-28", "2023-05-01"])],
+)  # fmt: skip
+def test_what_someone_has_got_on_a_day_is_to_come_and_what_they_got_is_past(
+    text: str, labels: list[str]
+) -> None:
+    if _nlp() is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("It was a week last Thursday.", ["2023-05-04"]),
+     ("a fortnight last Friday we met", ["2023-04-28"]),
+     ("I'm off the week of August 12th.", ["2023-08-07..2023-08-13"]),
+     ("we fly out the weekend of June 3rd", ["2023-06-03..2023-06-04"]),
+     ("the week of the 22nd is busy", ["2023-05-22..2023-05-28"])],
+)  # fmt: skip
+def test_a_week_last_thursday_and_the_week_of_a_day(
+    nlp: Parse | None, text: str, labels: list[str]
+) -> None:
+    assert [m.label for m in when().mentions(text, TUESDAY, nlp)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("She starts the 2nd of June, I fly out on the 6th", ["2023-06-02", "2023-06-06"]),
+     ("leaving September 10, back the 24th", ["2023-09-10", "2023-09-24"]),
+     # in another sentence, a day keeps its own reading
+     ("Opening is the 9th of June. Consent came through on the 1st", ["2023-06-09", "2023-05-01"])],
+)  # fmt: skip
+def test_a_later_day_of_the_month_alone_is_in_the_month_just_named(
+    text: str, labels: list[str]
+) -> None:
+    if _nlp() is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels

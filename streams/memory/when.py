@@ -116,6 +116,17 @@ _WEEK_ON = re.compile(
 )
 _MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 """A month's name, whole or short, as a piece of a pattern."""
+_LAST_WEEKDAY = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day$")
+"""A weekday ending a longer span."""
+_TELLS_WHICH = re.compile(
+    r"(?i)\d|\b(?:every|each|any|most|some|all|ago|last|next|this|past|first|second|third"
+    r"|fourth|fifth|final|holiday|weeks?|months?|years?|before|after|since|until|till|from|by"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|" + _MONTH_WORD + r")(?![a-z])"
+)
+"""Words before a weekday in a span that tell which one it is, or that it is any one
+("every Tuesday", "a week ago Tuesday", "bank holiday Monday", "June 4, first Tuesday",
+"Monday, Wednesday and Saturday"):
+the span is read whole or not at all."""
 _WEEK_LAST = re.compile(rf"^a\s+(week|fortnight)\s+last\s+{_DAY_NAME}$")
 """A week before last Thursday, said the British way ("It was a week last Thursday")."""
 _WEEK_HOLDING = re.compile(r"^(week|weekend)\s+of\s+(.+)$")
@@ -336,6 +347,12 @@ _FUTURE = re.compile(
     r"|come\s+back|get\s+back|close|open|exchange|complete)\s+(?:\w+\s+){0,3}?(?:on|this|next|tomorrow"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\d{1,2}(?:st|nd|rd|th))\b"
     r"|^(?:start|move|fly|leave|arrive|land)\s+(?:on\s+)?the\s+\d{1,2}(?:st|nd|rd|th)\b"
+    # a plan told without its subject: "start gp on wednesday", "back monday morning"
+    r"|^(?:start|move|fly|leave|arrive|land|finish)\s+(?:[\w&-]+\s+){0,3}?(?:on\s+)?"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow)\b"
+    r"|^back\s+(?:on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow)\b"
+    # a plan proposed: "can we go up to mums on saturday morning"
+    r"|^(?:can|could|shall)\s+(?:we|i)\s+(?!have\b)"
     r"|going\s+(?:up|from|to)\b|(?:rising|changing|moving|switching|increasing)\s+(?:from|to)\b"
     r"|(?:are|is)\s+(?:you|we|they|he|she)\s+(?:\w+ing)\b"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?:back|off|away|home|free|out|around|up)"
@@ -541,6 +558,15 @@ class When:
             if _today_of_ago(text, start, span):
                 continue
             mention = self._dated(text, start, span, sentence, said_at)
+            if (
+                mention is None
+                and (day := _LAST_WEEKDAY.search(span))
+                and day.start() > 0
+                and not _TELLS_WHICH.search(span[: day.start()])
+            ):
+                # "the season Tuesday" ("our first callout of the season tuesday"): the day
+                start, span = start + day.start(), day.group(0)
+                mention = self._dated(text, start, span, sentence, said_at)
             if mention is not None:
                 resolved.append((start, end))
                 out.append(mention)
@@ -1485,7 +1511,7 @@ _PATTERN = re.compile(
     r"|(?:on|last|next|this)\s+(?-i:Mon|Tue|Tues|Wed|Weds|Thu|Thur|Thurs|Fri|Sat|Sun)\b"
     r"|the\s+(?:spring|summer|autumn|fall|winter|month|year|night)\s+before\s+last"
     r"|(?:the\s+)?(?:end|start|beginning)\s+of\s+the\s+(?:month|week)"
-    r"|the\s+(?:first|second|third|fourth|last)\s+weekend\s+(?:of|in)\s+[A-Z][a-z]+"
+    r"|(?:the\s+)?(?:first|second|third|fourth|last)\s+weekend\s+(?:of|in)\s+" + _MONTH_WORD + r""
     r"|the\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|week)\s+before\s+last"
     r"|(?:a|one|two|three)\s+fortnights?\s+ago"
     r"|(?:early|mid|late|the end of|the start of|the beginning of)[\s-]+(?:last|this|next)"

@@ -708,3 +708,23 @@ def test_a_later_day_of_the_month_alone_is_in_the_month_just_named(
     if _nlp() is None:
         pytest.skip("spaCy's English pipeline is not installed")
     assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("start gp on wednesday, its a practice in canton", ["2023-05-17"]),
+     ("flying in friday night. back monday morning", ["2023-05-19", "2023-05-22"]),
+     ("can we go up to mums on saturday morning. just us two.", ["2023-05-20"]),
+     ("my bachelorette is in marfa! second weekend of august", ["2023-08-12..2023-08-13"]),
+     ("had our first proper callout of the season tuesday. grass fire.", ["2023-05-09"]),
+     ("We had a snow day Friday, so it wasn't really a day off.", ["2023-05-12"]),
+     # words that tell which day, or that it is any one, keep the span whole
+     ("Every Tuesday, still at Harbor House.", []),
+     ("Monday, Wednesday and Saturday, before work", [])],
+)  # fmt: skip
+def test_a_plan_told_without_its_subject_and_a_weekday_ending_a_longer_span(
+    text: str, labels: list[str]
+) -> None:
+    if _nlp() is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels

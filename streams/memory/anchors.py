@@ -286,9 +286,13 @@ def _shifted(m: re.Match[str], day: date) -> Mention:
         moved = day + timedelta(days=ahead if after else -back)
         return Mention(m.group(0), moved, moved, "day")
     if unit == "weekend":
+        # not the weekend the event falls on: "the weekend before Easter" is the one before
+        # Easter weekend
         saturday = day + timedelta(days=(5 - day.weekday()) % 7 or 7)
         if not after:
-            saturday -= timedelta(days=7)
+            saturday = day - timedelta(
+                days=(day.weekday() - 5) % 7 + (7 if day.weekday() >= 5 else 0)
+            )
         return Mention(m.group(0), saturday, saturday + timedelta(days=1), "week")
     if unit == "week":
         first, last = week_of(day + timedelta(days=7 * sign))

@@ -353,6 +353,7 @@ _FUTURE = re.compile(
     r"|^back\s+(?:on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow)\b"
     # a plan proposed: "can we go up to mums on saturday morning"
     r"|^(?:can|could|shall)\s+(?:we|i)\s+(?!have\b)"
+    r"|\bstarting\s+(?:on\s+|this\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow)\b"
     r"|going\s+(?:up|from|to)\b|(?:rising|changing|moving|switching|increasing)\s+(?:from|to)\b"
     r"|(?:are|is)\s+(?:you|we|they|he|she)\s+(?:\w+ing)\b"
     r"|(?:i'm|i am|we're|we are|they're|he's|she's)\s+(?:back|off|away|home|free|out|around|up)"
@@ -603,7 +604,7 @@ class When:
         self, text: str, start: int, span: str, clause: str, said_at: datetime
     ) -> Mention | None:
         """``span`` at ``text[start:]``, resolved with the tense of its ``clause``."""
-        the_day = _BARE_DAY.match(span) and (
+        the_day = (_BARE_DAY.match(span) or re.fullmatch(r"(?i)(?:the\s+)?weekend", span)) and (
             span.lower().startswith("the") or text[:start].lower().endswith("the ")
         )
         if (_TOLD_FROM_ANOTHER.search(text[:start]) and _BARE_DAY.match(span)) or (
@@ -1284,23 +1285,31 @@ def _in_the_month_said(text: str, mention: Mention, said: Sequence[Mention]) -> 
 
 def _after_the_day_said(text: str, mention: Mention, said: Sequence[Mention]) -> Mention:
     """ "the Thursday" after a day said before it in the same text ("the operation was on
-    the 11th, and they sent him home on the Thursday"): the first one after that day;
-    ``mention`` itself otherwise."""
+    the 11th, and they sent him home on the Thursday"): the first one after that day, or
+    the one inside a week or weekend said in its sentence ("the weekend before Easter, on the
+    Saturday"); ``mention`` itself otherwise."""
     weekday = _THE_WEEKDAY.fullmatch(mention.text.strip())
     at = text.find(mention.text)
-    if weekday is None or at < 0:
+    sentence = sentence_of(text, at, at + len(mention.text)) if at >= 0 else None
+    if weekday is None or sentence is None:
         return mention
     before = [
         (where, m)
         for m in said
-        if m.granularity == "day" and not _THE_WEEKDAY.fullmatch(m.text.strip())
+        if not _THE_WEEKDAY.fullmatch(m.text.strip())
         and 0 <= (where := text.find(m.text)) < at
+        and (m.granularity == "day" or (m.granularity == "week" and m.days <= 7
+                                        and where >= sentence.start()))
     ]  # fmt: skip
     if not before:
         return mention
-    anchor = max(before, key=lambda p: p[0])[1].start
-    ahead = (_WEEKDAYS.index(weekday.group(1).lower()) - anchor.weekday()) % 7 or 7
-    day = anchor + timedelta(days=ahead)
+    anchor = max(before, key=lambda p: p[0])[1]
+    wanted = _WEEKDAYS.index(weekday.group(1).lower())
+    if anchor.granularity == "week":
+        # "the weekend before Easter, on the Saturday": that weekend's (or week's) own
+        inside = anchor.start + timedelta(days=(wanted - anchor.start.weekday()) % 7)
+        return Mention(mention.text, inside, inside, "day") if inside <= anchor.end else mention
+    day = anchor.start + timedelta(days=(wanted - anchor.start.weekday()) % 7 or 7)
     return Mention(mention.text, day, day, "day")
 
 

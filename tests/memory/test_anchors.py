@@ -248,3 +248,8 @@ def test_a_reported_clause_dates_a_holiday_by_its_own_tense() -> None:
         [turn("Walk-in: Ray confirmed the install is the day after Thanksgiving", "2024-11-12")]
     )
     assert said.split() == ["2024-11-29"]
+
+
+def test_the_weekend_before_a_sunday_holiday_is_the_one_before_its_own() -> None:
+    [said] = times_of([turn("the weekend before easter we had the kitchen party", "2023-04-20")])
+    assert said.split()[-1] == "2023-04-01..2023-04-02"

@@ -728,3 +728,19 @@ def test_a_plan_told_without_its_subject_and_a_weekday_ending_a_longer_span(
     if _nlp() is None:
         pytest.skip("spaCy's English pipeline is not installed")
     assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+
+
+@pytest.mark.parametrize(
+    ("text", "labels"),
+    [("Four nights starting Thursday, then a zero day", ["2023-05-18"]),
+     ("we had the party the weekend before the 28th, on the saturday.",
+      ["2023-05-20..2023-05-21", "2023-05-20"]),
+     # told from a time it does not name: no weekend guessed
+     ("we'll move the weekend after I get back from Melbourne", [])],
+)  # fmt: skip
+def test_starting_a_weekday_and_a_weekday_inside_the_weekend_said(
+    text: str, labels: list[str]
+) -> None:
+    if _nlp() is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels

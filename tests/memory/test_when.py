@@ -15,6 +15,15 @@ Parse = Callable[[str], Any]
 TUESDAY = datetime(2023, 5, 16, 19, 20, tzinfo=UTC)
 
 
+def read_in_chat(text: str, said: datetime = TUESDAY, chat: bool = True) -> list[str]:
+    """The labels of the times ``text`` names, read as the episoder reads a turn: chat's
+    shortened words written out (unless ``chat`` is False) and spaCy's entities. Skips the
+    test when spaCy's English pipeline is not installed."""
+    if _nlp() is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    return [m.label for m in when().mentions(chat_words(text) if chat else text, said, english)]
+
+
 @pytest.fixture(params=["spacy", "pattern"])
 def nlp(request: pytest.FixtureRequest) -> Parse | None:
     if request.param == "pattern":
@@ -272,10 +281,7 @@ def test_this_may_be_is_no_month_and_a_short_month_needs_its_full_name(
 
 
 def test_this_past_sunday_is_the_last_one() -> None:
-    if _nlp() is None:
-        pytest.skip("spaCy's English pipeline is not installed")
-    said = when().mentions("I baked bread this past Sunday.", TUESDAY, english)
-    assert [m.label for m in said] == ["2023-05-14"]
+    assert read_in_chat("I baked bread this past Sunday.", chat=False) == ["2023-05-14"]
 
 
 @pytest.mark.parametrize(
@@ -512,9 +518,7 @@ def test_next_weekday_said_the_day_before_and_what_is_set_for_a_day_look_ahead(
 def test_a_bare_weekday_proposed_in_a_question_or_set_for_a_thing_is_the_one_to_come(
     text: str, label: str
 ) -> None:
-    if _nlp() is None:
-        pytest.skip("spaCy's English pipeline is not installed")
-    assert [m.label for m in when().mentions(text, TUESDAY, english)] == [label]
+    assert read_in_chat(text, chat=False) == [label]
 
 
 @pytest.mark.parametrize(
@@ -583,9 +587,7 @@ def test_a_count_back_from_yesterday_and_a_fortnight_from_tomorrow(
 def test_a_fortnight_from_a_weekday_a_day_of_the_week_before_last_and_a_holiday_of_no_tense(
     text: str, labels: list[str]
 ) -> None:
-    if _nlp() is None:
-        pytest.skip("spaCy's English pipeline is not installed")
-    assert [m.label for m in when().mentions(text, TUESDAY, english)] == labels
+    assert read_in_chat(text, chat=False) == labels
 
 
 @pytest.mark.parametrize(
@@ -619,9 +621,7 @@ def test_how_long_something_has_run_said_from_inside_it_dates_its_start(
 def test_a_reported_clause_keeps_its_own_tense_a_month_today_and_a_day_with_a_clock_time(
     text: str, labels: list[str]
 ) -> None:
-    if _nlp() is None:
-        pytest.skip("spaCy's English pipeline is not installed")
-    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+    assert read_in_chat(text) == labels
 
 
 @pytest.mark.parametrize(
@@ -636,9 +636,7 @@ def test_a_reported_clause_keeps_its_own_tense_a_month_today_and_a_day_with_a_cl
 def test_a_weekday_that_is_something_is_the_one_to_come_and_may_day_is_the_first_of_may(
     text: str, labels: list[str]
 ) -> None:
-    if _nlp() is None:
-        pytest.skip("spaCy's English pipeline is not installed")
-    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+    assert read_in_chat(text) == labels
 
 
 @pytest.mark.parametrize(
@@ -658,9 +656,7 @@ def test_a_weekday_that_is_something_is_the_one_to_come_and_may_day_is_the_first
 def test_how_long_something_has_gone_on_dates_its_start_a_weekday_typed_lowercase_and_plans(
     text: str, labels: list[str]
 ) -> None:
-    if _nlp() is None:
-        pytest.skip("spaCy's English pipeline is not installed")
-    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+    assert read_in_chat(text) == labels
 
 
 @pytest.mark.parametrize(
@@ -676,9 +672,7 @@ def test_how_long_something_has_gone_on_dates_its_start_a_weekday_typed_lowercas
 def test_what_someone_has_got_on_a_day_is_to_come_and_what_they_got_is_past(
     text: str, labels: list[str]
 ) -> None:
-    if _nlp() is None:
-        pytest.skip("spaCy's English pipeline is not installed")
-    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+    assert read_in_chat(text) == labels
 
 
 @pytest.mark.parametrize(
@@ -705,9 +699,7 @@ def test_a_week_last_thursday_and_the_week_of_a_day(
 def test_a_later_day_of_the_month_alone_is_in_the_month_just_named(
     text: str, labels: list[str]
 ) -> None:
-    if _nlp() is None:
-        pytest.skip("spaCy's English pipeline is not installed")
-    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+    assert read_in_chat(text) == labels
 
 
 @pytest.mark.parametrize(
@@ -725,9 +717,7 @@ def test_a_later_day_of_the_month_alone_is_in_the_month_just_named(
 def test_a_plan_told_without_its_subject_and_a_weekday_ending_a_longer_span(
     text: str, labels: list[str]
 ) -> None:
-    if _nlp() is None:
-        pytest.skip("spaCy's English pipeline is not installed")
-    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+    assert read_in_chat(text) == labels
 
 
 @pytest.mark.parametrize(
@@ -741,6 +731,4 @@ def test_a_plan_told_without_its_subject_and_a_weekday_ending_a_longer_span(
 def test_starting_a_weekday_and_a_weekday_inside_the_weekend_said(
     text: str, labels: list[str]
 ) -> None:
-    if _nlp() is None:
-        pytest.skip("spaCy's English pipeline is not installed")
-    assert [m.label for m in when().mentions(chat_words(text), TUESDAY, english)] == labels
+    assert read_in_chat(text) == labels

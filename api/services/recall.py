@@ -313,13 +313,20 @@ _AGREEMENT = {
 _AGREEING = re.compile(r"\b(?:" + "|".join(map(re.escape, _AGREEMENT)) + r")\b")
 
 
+def asked_times(question: str, now: datetime) -> list[Mention]:
+    """The times ``question`` names, read against ``now`` (the conversation's present)."""
+    return when().mentions(chat_words(question), now, english_entities_of)
+
+
 def rank(
     conversation: Conversation, question: str, vector: Sequence[float] | None, now: datetime,
     own: Sequence[tuple[str, str, Sequence[float] | None]] = (),
+    times: Sequence[Mention] | None = None,
 ) -> list[tuple[float, IndexedObject]]:  # fmt: skip
     """Every turn with its relevance to ``question`` in [0, 1], best first. ``own`` holds
     each speaker the question names, the question in their words (:func:`in_own_words`)
-    and its vector: their turns are read against it too, and keep the better relevance."""
+    and its vector: their turns are read against it too, and keep the better relevance.
+    ``times``: the times the question names, when already read against ``now``."""
     if not conversation.turns:
         return []
     # The times a question names and whether it asks when are read once, from the question
@@ -327,7 +334,7 @@ def rank(
     # the same times.
     asked = Asked(
         question,
-        when().mentions(chat_words(question), now, english_entities_of),
+        asked_times(question, now) if times is None else times,
         bool(ASKS_WHEN.search(question)),
     )
     relevance = _everyone(conversation, question, vector, asked, own, {})
@@ -494,6 +501,10 @@ def said_span(group: str) -> tuple[datetime, datetime] | None:
     return (min(said), max(said)) if said else None
 
 
+async def _nothing() -> None:
+    return None
+
+
 @functools.cache
 def _prepared() -> _Prepared:
     return _Prepared()
@@ -512,10 +523,14 @@ async def recall(
     # last read; a group read anew rewords it again (the vectors are cached by text).
     known = _prepared().latest(group)
     early = in_own_words(question, known.speakers) if known is not None else []
+    # The question's times are read (spaCy) while it is encoded, against the present of the
+    # group as last read; read again below only if a new turn moved that present.
+    then = as_of or (next((t for t in reversed(known.said) if t), None) if known else None)
     try:
-        count, vector, _ = await asyncio.gather(
+        count, vector, _, times = await asyncio.gather(
             index.count(Kind.EPISODE, tenant, where), ctx.vector(question),
             asyncio.gather(*(ctx.vector(words) for _, words in early)),
+            asyncio.to_thread(asked_times, question, then) if then else _nothing(),
         )  # fmt: skip
         conversation = _prepared().get(group, count)
         if conversation is None:
@@ -530,7 +545,9 @@ async def recall(
     said_by = in_own_words(question, conversation.speakers)
     vectors = await asyncio.gather(*(ctx.vector(words) for _, words in said_by))
     own = [(name, words, v) for (name, words), v in zip(said_by, vectors, strict=True)]
-    ranked = await asyncio.to_thread(rank, conversation, question, vector, now, own)
+    ranked = await asyncio.to_thread(
+        rank, conversation, question, vector, now, own, times if now == then else None
+    )
     if as_of is not None:
         ranked = [(s, o) for s, o in ranked if o.updated_at is None or o.updated_at <= as_of]
     return [Hit(o, round(score, 4)) for score, o in ranked[:limit]]

@@ -148,10 +148,13 @@ def _cpu_seconds(pid: int) -> float:
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-async def until(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
-    """Poll ``check`` every 10 ms until it holds, or ``TimeoutError`` naming ``what``."""
+async def until(
+    check: Callable[[], Awaitable[bool]], timeout: float, what: str, every: float = 0.01
+) -> None:
+    """Poll ``check`` every ``every`` seconds until it holds, or ``TimeoutError`` naming
+    ``what``."""
     deadline = time.perf_counter() + timeout
     while not await check():
         if time.perf_counter() > deadline:
             raise TimeoutError(f"{what}: not searchable within {timeout:.0f} s")
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(every)

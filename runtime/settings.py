@@ -54,12 +54,16 @@ class TribalSettings(BaseSettings):
     worker_id: str = "tribal-worker"
     consumer_group: str = "tribal"
     commit_interval: float = Field(default=1.0, gt=0)
+    """Seconds between offset commits: at most this much work is redone after a crash."""
     rebalance_timeout: float = Field(default=3.0, gt=0)
     """Seconds a rebalance waits for members. Tansu always waits this long on a join."""
     session_timeout: float = Field(default=10.0, gt=0)
-    fetch_max_wait_ms: int = Field(default=20, ge=1)
-    """Longest a consumer fetch waits for data. Tansu always waits this long."""
-    """Seconds between offset commits: at most this much work is redone after a crash."""
+    fetch_max_wait_ms: int = Field(default=100, ge=1)
+    """Longest a consumer fetch waits for data. Tansu always waits this long, so it is
+    also how often each idle consumer asks: at 20 ms the idle broker, worker and
+    projections held 43 % of a core, and a 6,000-turn import ran 20 % slower on two
+    cores, for no gain in freshness (file change → searchable p50 0.25 s either way;
+    0.41 s at 250 ms)."""
 
     stuck_after_s: float = Field(default=30.0, gt=0)
     """A stage that has work and has not advanced for this long is *stuck*: ``/healthz``

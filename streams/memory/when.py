@@ -1259,6 +1259,15 @@ _BARE_ORDINAL = re.compile(r"(?i)(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)")
 _NAMES_MONTH = re.compile(rf"(?i)\b{_MONTH_WORD}(?![a-z])")
 
 
+def _said_before(
+    text: str, at: int, said: Sequence[Mention], keep: Callable[[Mention, int], bool]
+) -> Mention | None:
+    """The mention of ``said`` found last in ``text`` before ``at`` that ``keep`` accepts
+    (given where it is found); None when there is none."""
+    before = [(where, m) for m in said if 0 <= (where := text.find(m.text)) < at and keep(m, where)]
+    return max(before, key=lambda p: p[0])[1] if before else None
+
+
 def _in_the_month_said(text: str, mention: Mention, said: Sequence[Mention]) -> Mention:
     """A later day of the month alone ("the 17th") after a day said with its month in the
     same sentence ("She starts the 2nd of April, I fly out on the 6th", "leaving September
@@ -1268,15 +1277,14 @@ def _in_the_month_said(text: str, mention: Mention, said: Sequence[Mention]) -> 
     sentence = sentence_of(text, at, at + len(mention.text)) if at >= 0 else None
     if ordinal is None or sentence is None:
         return mention
-    before = [
-        (where, m)
-        for m in said
-        if m.granularity == "day" and _NAMES_MONTH.search(m.text)
-        and sentence.start() <= (where := text.find(m.text)) < at
-    ]  # fmt: skip
-    if not before:
+    said_first = _said_before(
+        text, at, said,
+        lambda m, where: m.granularity == "day" and bool(_NAMES_MONTH.search(m.text))
+        and where >= sentence.start(),
+    )  # fmt: skip
+    if said_first is None:
         return mention
-    anchor = max(before, key=lambda p: p[0])[1].start
+    anchor = said_first.start
     if int(ordinal.group(1)) <= anchor.day:
         return mention
     day = _on(anchor.year, anchor.month, int(ordinal.group(1)))
@@ -1293,17 +1301,14 @@ def _after_the_day_said(text: str, mention: Mention, said: Sequence[Mention]) ->
     sentence = sentence_of(text, at, at + len(mention.text)) if at >= 0 else None
     if weekday is None or sentence is None:
         return mention
-    before = [
-        (where, m)
-        for m in said
-        if not _THE_WEEKDAY.fullmatch(m.text.strip())
-        and 0 <= (where := text.find(m.text)) < at
+    anchor = _said_before(
+        text, at, said,
+        lambda m, where: not _THE_WEEKDAY.fullmatch(m.text.strip())
         and (m.granularity == "day" or (m.granularity == "week" and m.days <= 7
-                                        and where >= sentence.start()))
-    ]  # fmt: skip
-    if not before:
+                                        and where >= sentence.start())),
+    )  # fmt: skip
+    if anchor is None:
         return mention
-    anchor = max(before, key=lambda p: p[0])[1]
     wanted = _WEEKDAYS.index(weekday.group(1).lower())
     if anchor.granularity == "week":
         # "the weekend before Easter, on the Saturday": that weekend's (or week's) own

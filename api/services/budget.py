@@ -17,25 +17,38 @@ CHARS_PER_TOKEN = 4
 
 
 def estimate_tokens(text: str | bytes) -> int:
-    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+    return _tokens(len(text))
+
+
+def _tokens(chars: int) -> int:
+    return (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
 def _size(value: Any) -> int:
-    return len(to_json(value, by_alias=True)) + 1  # the separating comma
+    return len(to_json(value, by_alias=True))
 
 
 def fit(out: R, max_tokens: int, *lists: list[Any]) -> R:
     """Cut ``lists`` (each a list held by ``out``; the first is cut first, from its end)
-    until ``out`` fits ``max_tokens``; set ``truncated`` and ``tokens_used``."""
+    until ``out`` fits ``max_tokens``; set ``truncated`` and ``tokens_used``.
+
+    The answer is serialised once: each cut item takes its own JSON and a separating
+    comma off the size (the last item of a list has none), and ``truncated`` and
+    ``tokens_used`` change only their own values' characters."""
     budget = max_tokens * CHARS_PER_TOKEN
+    was = (out.truncated, out.tokens_used)
     size = len(out.model_dump_json(by_alias=True))
+    cut = False
     for items in lists:
         while size > budget and items:
-            size -= _size(items.pop())
-            out.truncated = True
-    if size > budget:
-        out.truncated = True
-    out.tokens_used = estimate_tokens(out.model_dump_json(by_alias=True))
+            size -= _size(items.pop()) + (1 if items else 0)
+            cut = True
+    out.truncated = was[0] or cut or size > budget
+    size += _size(out.truncated) - _size(was[0]) - _size(was[1])
+    tokens = _tokens(size + 1)
+    while _tokens(size + _size(tokens)) != tokens:  # its own digits count too
+        tokens = _tokens(size + _size(tokens))
+    out.tokens_used = tokens
     return out
 
 

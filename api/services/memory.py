@@ -274,6 +274,15 @@ async def _scored_facts(
     return await score_facts(ctx, req.query, facts) if req.query else [(0.0, f) for f in facts]
 
 
+def within_budget(out: SearchMemoryOutput, max_tokens: int) -> SearchMemoryOutput:
+    """``out`` cut to ``max_tokens``: summaries go first (the largest items, a meta summary
+    listing up to a hundred episode ids, and the least direct answer), then the facts and
+    episodes pages (each also ranked in ``answers``), and the answers last, from their
+    least relevant. Cut answers first, a 4,000-token answer over a loaded history kept
+    neither answers nor episodes: 20 summaries alone took about 42,000 characters."""
+    return fit(out, max_tokens, out.summaries, out.facts, out.episodes, out.answers)
+
+
 async def search_memory(
     ctx: ServiceContext, req: SearchMemoryInput, tenant: str
 ) -> SearchMemoryOutput:
@@ -310,7 +319,7 @@ async def search_memory(
         summaries=[summary_out(h) for h in summary_hits],
         has_more=len(facts) > req.offset + req.limit,
     )
-    return fit(out, req.max_tokens, out.answers, out.episodes, out.summaries, out.facts)
+    return within_budget(out, req.max_tokens)
 
 
 async def get_entity(ctx: ServiceContext, req: GetEntityInput, tenant: str) -> GetEntityOutput:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from streams.memory.english import _nlp, english
+from streams.memory.english import _entities_nlp, _nlp, english, english_entities
 from streams.memory.when import Mention, chat_words, covered, only_time_sentences, when
 
 Parse = Callable[[str], Any]
@@ -384,6 +384,22 @@ def test_a_short_day_name_is_read_only_where_it_names_a_day(nlp: Parse | None, t
 )
 def test_a_span_of_time_something_took_is_not_a_time_ahead(nlp: Parse | None, text: str) -> None:
     assert when().mentions(text, TUESDAY, nlp) == []
+
+
+def test_the_entity_reader_finds_the_full_pipelines_entities_without_its_unused_pipes() -> None:
+    full = _nlp()
+    if full is None:
+        pytest.skip("spaCy's English pipeline is not installed")
+    texts = ["Priya moved to Bristol last March, two weeks before Easter.",
+             "On Tuesday the 4th of June 2024 Globex hired Grace Okafor in Leeds.",
+             "we had the party the weekend before the 28th, on the saturday"]  # fmt: skip
+    docs = english_entities(texts)
+    assert docs is not None
+    assert docs[0].vocab is not full.vocab  # a copy of its own, not the extractor's
+    assert _entities_nlp().pipe_names == ["ner"]  # the recogniser embeds tokens itself
+    assert [[(e.text, e.label_) for e in d.ents] for d in docs] == [
+        [(e.text, e.label_) for e in full(t).ents] for t in texts
+    ]
 
 
 def test_only_the_sentences_naming_a_time_are_kept_for_the_entity_reader() -> None:

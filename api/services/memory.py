@@ -275,12 +275,13 @@ async def _scored_facts(
 
 
 def within_budget(out: SearchMemoryOutput, max_tokens: int) -> SearchMemoryOutput:
-    """``out`` cut to ``max_tokens``: summaries go first (the largest items, a meta summary
-    listing up to a hundred episode ids, and the least direct answer), then the facts and
-    episodes pages (each also ranked in ``answers``), and the answers last, from their
-    least relevant. Cut answers first, a 4,000-token answer over a loaded history kept
-    neither answers nor episodes: 20 summaries alone took about 42,000 characters."""
-    return fit(out, max_tokens, out.summaries, out.facts, out.episodes, out.answers)
+    """``out`` cut to ``max_tokens``, each list from its least relevant end: summaries
+    first (the largest items, a meta summary listing up to a hundred episode ids), then
+    the facts page, then the answers (facts and episodes ranked together: the facts and
+    episodes again), and the episodes last (the evidence, each with its turn, speaker,
+    time and metadata). Cut answers first, a 4,000-token answer over a loaded history
+    kept neither answers nor episodes: its 20 summaries alone took ~42,000 characters."""
+    return fit(out, max_tokens, out.summaries, out.facts, out.answers, out.episodes)
 
 
 async def search_memory(

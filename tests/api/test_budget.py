@@ -77,12 +77,12 @@ def test_a_list_emptied_by_the_cut_leaves_the_size_exact() -> None:
     assert fitted.tokens_used == estimate_tokens(fitted.model_dump_json(by_alias=True))
 
 
-def test_memory_search_gives_up_summaries_then_pages_before_its_ranked_answers() -> None:
+def test_memory_search_gives_up_summaries_facts_and_answers_before_its_evidence() -> None:
     out = within_budget(answer(12), 4000)
     assert out.truncated
-    assert len(out.answers) == 12  # whole: the answer itself
-    assert out.summaries == []
-    kept = within_budget(answer(12), 700)
-    assert (kept.summaries, kept.facts, kept.episodes) == ([], [], [])
+    assert (len(out.episodes), len(out.answers), out.summaries) == (12, 12, [])
+    kept = within_budget(answer(12), 1500)
+    assert (kept.summaries, kept.facts) == ([], [])
+    assert len(kept.episodes) == 12  # whole: each with its turn, speaker and time
     assert 0 < len(kept.answers) < 12
     assert [a.turn_id for a in kept.answers] == [f"t{i}" for i in range(len(kept.answers))]

@@ -21,6 +21,7 @@ API reads it from.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,7 +35,14 @@ from api.services import catalog, code, knowledge
 from bench.eval.metrics import Ranked, Sourced, by_kind, knowledge_by_kind
 from bench.eval.runs import Runner, code_hit
 from projections.index.port import Hit, Kind, SearchMode
-from projections.index.ranking import CALIBRATION_FILE, FEATURES, features, interpret
+from projections.index.ranking import (
+    CALIBRATION_FILE,
+    FEATURES,
+    features,
+    interpret,
+    margin,
+    relevance,
+)
 
 DEV_EVERY = 1
 """Fit on every n-th query (1: all of them)."""
@@ -52,6 +60,8 @@ PAIRWISE = {Kind.TABLE_DOC, Kind.CODE_CHUNK}
 """Kinds fitted for ranking (pairwise), not for a threshold."""
 C = 10.0
 """Inverse L2 regularisation strength of every fit."""
+LEADER = ("top_intercept", "top_z", "top_margin", "top_margin_cap")
+"""The weights of a ranked kind's leader model (:func:`_leader_fit`)."""
 
 
 def dev(queries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -129,6 +139,7 @@ def fit_groups(kind: Kind, found: Sequence[Group]) -> dict[str, Any]:
     weights = dict(zip(_used(kind), (round(float(c), 3) for c in fitted.coef), strict=True))
     return {"intercept": round(fitted.intercept, 3),
             **{f: weights.get(f, 0.0) for f in FEATURES}, "lead": round(fitted.lead, 3),
+            **{k: round(v, 3) for k, v in (fitted.top or {}).items()},
             "n": len(y), "positives": int(y.sum())}  # fmt: skip
 
 
@@ -159,7 +170,7 @@ def score(kind: Kind, train: Sequence[Group], test: Sequence[Group]) -> tuple[
                 sourced.append(Sourced(g.item["kind"], tuple(g.item["expect"]), (), "none",
                                        g.item["q"]))  # fmt: skip
             continue
-        p = fitted.predict(g.x)
+        p = fitted.predict(g.x, g.article)
         if kind in PAIRWISE:
             order = np.argsort(-p, kind="stable")
             seen: set[str] = set()
@@ -190,25 +201,30 @@ def score(kind: Kind, train: Sequence[Group], test: Sequence[Group]) -> tuple[
 @dataclass(frozen=True)
 class Fit:
     """Weights as the API applies them: ``intercept``, per-feature ``coef`` and the
-    ``lead`` weight of a candidate's distance below the query's best
-    (:func:`projections.index.scoring.probabilities`)."""
+    ``lead`` weight of a candidate's distance below the query's best; for ranked kinds,
+    the leader's own model (``top_*``: its ranking score and its margin over the best
+    rival answer, :func:`projections.index.ranking.relevance`)."""
 
     intercept: float
     coef: np.ndarray
     lead: float = 0.0
+    top: dict[str, float] | None = None
 
-    def predict(self, x: np.ndarray) -> np.ndarray:
+    def weights(self) -> dict[str, float]:
+        return {"intercept": self.intercept, "lead": self.lead, **(self.top or {})}
+
+    def predict(self, x: np.ndarray, keys: Sequence[str] | None = None) -> np.ndarray:
         if not len(x):
             return np.zeros(0)
-        z = x @ self.coef
-        return np.asarray(1 / (1 + np.exp(-(self.intercept + z + self.lead * (z - z.max())))))
+        z = [float(v) for v in x @ self.coef]
+        return np.asarray(relevance(self.weights(), z, keys))
 
 
 def _fit(kind: Kind, groups: Sequence[Group]) -> Fit:
     x = np.vstack([g.x for g in groups])
     y = np.concatenate([g.y for g in groups])
     if kind in PAIRWISE:
-        return _ranking_fit([(g.x, g.y) for g in groups])
+        return _ranking_fit([(g.x, g.y, g.article) for g in groups])
     model = LogisticRegression(C=C, max_iter=3000).fit(x, y)
     return Fit(float(model.intercept_[0]), model.coef_[0])
 
@@ -223,7 +239,7 @@ def held_out(kind: Kind, groups: Sequence[Group]) -> dict[str, Any]:
         rest = [o for j, o in enumerate(groups) if j != i]
         if len({int(v) for o in rest for v in o.y}) < 2:
             continue
-        p = _fit(kind, rest).predict(g.x)
+        p = _fit(kind, rest).predict(g.x, g.article)
         if kind in PAIRWISE:
             order = np.argsort(-p, kind="stable")
             rank = next((r for r, j in enumerate(order, start=1) if g.y[j]), None)
@@ -240,7 +256,7 @@ def held_out(kind: Kind, groups: Sequence[Group]) -> dict[str, Any]:
             for split, m in knowledge_by_kind(sourced).items()}  # fmt: skip
 
 
-def _ranking_fit(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> Fit:
+def _ranking_fit(groups: Sequence[tuple[np.ndarray, np.ndarray, Sequence[str]]]) -> Fit:
     """Pairwise ranking weights ``w`` (right minus wrong candidate of one query, both
     ways round), then a probability from the ranking score ``z = w . x`` and the
     candidate's *lead* ``z - max z`` over its query's candidates:
@@ -249,7 +265,7 @@ def _ranking_fit(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> Fit:
     any corpus: how far a candidate stands from the best one of its own query, not an
     absolute similarity whose scale moves with the corpus."""
     diffs: list[np.ndarray] = []
-    for gx, gy in groups:
+    for gx, gy, _ in groups:
         right, wrong = gx[gy == 1], gx[gy == 0]
         if len(right) and len(wrong):
             diffs.append((right[:, None, :] - wrong[None, :, :]).reshape(-1, gx.shape[1]))
@@ -258,16 +274,42 @@ def _ranking_fit(groups: Sequence[tuple[np.ndarray, np.ndarray]]) -> Fit:
     labels = np.concatenate([np.ones(len(pairs)), np.zeros(len(pairs))])
     w = LogisticRegression(C=C, max_iter=3000, fit_intercept=False).fit(both, labels).coef_[0]
     rows = []
-    for gx, _ in groups:
+    for gx, _, _ in groups:
         if len(gx):
             z = gx @ w
             rows.append(np.column_stack([z, z - z.max()]))
-    y = np.concatenate([gy for gx, gy in groups if len(gx)])
+    y = np.concatenate([gy for gx, gy, _ in groups if len(gx)])
     scale = LogisticRegression(C=C, max_iter=3000).fit(np.vstack(rows), y)
     b, c = (float(v) for v in scale.coef_[0])
     if abs(b) < 1e-6:
         b = 1e-6
-    return Fit(float(scale.intercept_[0]), b * w, c / b)
+    return Fit(float(scale.intercept_[0]), b * w, c / b, _leader_fit(groups, b * w))
+
+
+def _leader_fit(
+    groups: Sequence[tuple[np.ndarray, np.ndarray, Sequence[str]]], coef: np.ndarray
+) -> dict[str, float] | None:
+    """How likely a query's best candidate is right, from its ranking score and its
+    margin over the best rival answer (``sigmoid(top_intercept + top_z * z + top_margin *
+    margin)``), fitted on the best candidates alone; ``top_margin_cap`` is the largest
+    margin seen (a lone candidate counts that)."""
+    rows: list[tuple[float, float]] = []
+    right: list[int] = []
+    leads: list[tuple[list[float], Sequence[str]]] = []
+    for gx, gy, keys in groups:
+        if len(gx):
+            z = [float(v) for v in gx @ coef]
+            leads.append((z, keys))
+            right.append(int(gy[int(np.argmax(z))]))
+    if len(set(right)) < 2:
+        return None
+    seen = [m for m in (margin(z, keys, math.inf) for z, keys in leads) if m < math.inf]
+    cap = max(seen, default=1.0)
+    rows = [(max(z), margin(z, keys, cap)) for z, keys in leads]
+    model = LogisticRegression(C=C, max_iter=3000).fit(np.array(rows), np.array(right))
+    top_z, top_margin = (float(v) for v in model.coef_[0])
+    return {"top_intercept": float(model.intercept_[0]), "top_z": top_z,
+            "top_margin": top_margin, "top_margin_cap": float(cap)}  # fmt: skip
 
 
 def write(fits: dict[str, dict[str, Any]], backend: str, path: Path = CALIBRATION_FILE) -> None:
@@ -276,6 +318,7 @@ def write(fits: dict[str, dict[str, Any]], backend: str, path: Path = CALIBRATIO
     record: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {"kinds": {}}
     for k, f in fits.items():
         record["kinds"][k] = {n: f.get(n, 0.0) for n in ("intercept", *FEATURES, "lead")}
+        record["kinds"][k].update({n: f[n] for n in LEADER if n in f})
     when = datetime.now(UTC).date().isoformat()
     rows = ", ".join(f"{k} {f['n']} candidates ({f['positives']} relevant)"
                      for k, f in fits.items())  # fmt: skip

@@ -44,7 +44,7 @@ def scores_mean(
     for g in test:
         if not len(g.y):
             continue
-        p = fitted.predict(g.x)
+        p = fitted.predict(g.x, g.article)
         j = int(np.argmax(p))
         if p[j] >= 0.7:
             confident += 1

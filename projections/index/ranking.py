@@ -22,13 +22,18 @@ and the calibrated relevance every search service ranks by.
 The calibrated relevance of a candidate is ``sigmoid(b0 + z + c * (z - max z))`` with
 ``z = sum(b_f * f)`` over its features and ``max z`` over its query's candidates: the
 *lead* term lets the best candidate's score say how likely the best answer is right,
-whatever the corpus's scale. Articles have three more features: ``gap``, how far the
-hit's similarity falls below the query's best one (it lowers the runners-up, never the
-best hit, so a query nothing answers still scores low everywhere); ``support``, the
-share of the candidates that are passages of the hit's article; and ``top``, 1 for the
-passages of the article holding the most similar passage. Tables and code are fitted
-for *ranking* first (pairwise logistic regression: which of two candidates of one query
-is the right one), then mapped to a probability from ``z`` and the lead; articles are
+whatever the corpus's scale. For tables and code the best candidate's score comes from
+a model of its own: its ``z`` and its **margin** over the best rival answer (a leader
+far above the rest is right far more often than one level with the next), and the
+other candidates keep their share of it (:func:`relevance`).
+
+Articles have three more features: ``gap``, how far the hit's similarity falls below
+the query's best one (it lowers the runners-up, never the best hit, so a query nothing
+answers still scores low everywhere); ``support``, the share of the candidates that are
+passages of the hit's article; and ``top``, 1 for the passages of the article holding
+the most similar passage. Tables and code are fitted for *ranking* first (pairwise
+logistic regression: which of two candidates of one query is the right one), then
+mapped to a probability from ``z``, the lead and the leader's margin; articles are
 fitted pointwise, because what matters there is the 0.7 threshold, not the order.
 """
 
@@ -276,12 +281,22 @@ def features(
     return out
 
 
+def answer_key(hit: Hit, kind: Kind) -> str:
+    """What one answer is: a code symbol (its chunks and ``@overload`` stubs answer once),
+    a table, an article's passage."""
+    o = hit.object
+    if kind == Kind.CODE_CHUNK and o.symbol:
+        return f"{o.repo}:{o.path}:{o.fully_qualified_name or o.symbol}"
+    return o.chunk_id
+
+
 def ranked(
     kind: Kind, query: str, hits: Sequence[Hit], meaning: Interpretation | None = None
 ) -> list[tuple[Hit, float]]:
     """``(hit, calibrated relevance)``, best first (ties keep the index's order)."""
     rows = [f.as_dict() for f in features(kind, query, hits, meaning)]
-    scored = list(zip(hits, probabilities(kind.value, rows), strict=True))
+    keys = [answer_key(h, kind) for h in hits]
+    scored = list(zip(hits, probabilities(kind.value, rows, keys), strict=True))
     return sorted(scored, key=lambda hs: -hs[1])
 
 
@@ -306,25 +321,59 @@ def calibration() -> dict[str, dict[str, float]]:
     return {kind: {k: float(v) for k, v in fit.items()} for kind, fit in data["kinds"].items()}
 
 
-def calibrated(kind: str, features: Mapping[str, float]) -> float:
-    """The probability-like relevance of one hit alone from its features
-    (:data:`FEATURES`; a missing feature counts 0), as if it led its query."""
-    return probabilities(kind, [features])[0]
-
-
-def probabilities(kind: str, rows: Sequence[Mapping[str, float]]) -> list[float]:
-    """The calibrated relevance of each of one query's candidates.
-
-    ``z`` is the weighted sum of a candidate's features; its *lead* ``z - max z`` says
-    how far below the query's best candidate it stands. The probability is
-    ``sigmoid(intercept + z + lead_weight * lead)``: the best candidate's score says how
-    likely the best answer is right, and the others fall away from it, on any corpus.
-    """
+def probabilities(
+    kind: str, rows: Sequence[Mapping[str, float]], keys: Sequence[str] | None = None
+) -> list[float]:
+    """The calibrated relevance of each of one query's candidates (``keys``: what answer
+    each candidate is, so that two chunks of one symbol are not each other's rival;
+    default: every candidate its own answer). See :func:`relevance`."""
     w = calibration()[kind]
     z = [sum(w.get(f, 0.0) * row.get(f, 0.0) for f in FEATURES) for row in rows]
-    best = max(z, default=0.0)
+    return relevance(w, z, keys)
+
+
+def margin(z: Sequence[float], keys: Sequence[str] | None, cap: float) -> float:
+    """How far the best candidate's ranking score stands above the best *other* answer's
+    (at most ``cap``; ``cap`` when no other answer competes)."""
+    if not z:
+        return 0.0
+    best = max(range(len(z)), key=lambda i: z[i])
+    rivals = [v for i, v in enumerate(z) if i != best and (keys is None or keys[i] != keys[best])]
+    return min(cap, z[best] - max(rivals)) if rivals else cap
+
+
+def _sigmoid(v: float) -> float:
+    return 1.0 / (1.0 + math.exp(-v))
+
+
+def relevance(
+    w: Mapping[str, float], z: Sequence[float], keys: Sequence[str] | None = None
+) -> list[float]:
+    """One query's probabilities from its candidates' ranking scores ``z`` (the weighted
+    sums of their features) and the weights ``w`` of the kind.
+
+    Each candidate's is ``sigmoid(intercept + z + lead_weight * (z - max z))``: the
+    others fall away from the query's best by how far below it they stand, on any corpus.
+    Kinds fitted for ranking (tables, code) also say how likely the **best** answer is
+    right from how clearly it leads: ``sigmoid(top_intercept + top_z * max z +
+    top_margin * margin)`` (:func:`margin`; a leader far above every rival is right more
+    often than one tied with the next), fitted on the queries' best candidates alone; the
+    other candidates keep their share of the best one's score, so the order is the
+    ranking score's.
+    """
+    if not z:
+        return []
+    best = max(z)
     lead = w.get("lead", 0.0)
-    return [1.0 / (1.0 + math.exp(-(w["intercept"] + v + lead * (v - best)))) for v in z]
+    scores = [_sigmoid(w["intercept"] + v + lead * (v - best)) for v in z]
+    if "top_margin" not in w:
+        return scores
+    leader = _sigmoid(
+        w["top_intercept"] + w["top_z"] * best
+        + w["top_margin"] * margin(z, keys, w["top_margin_cap"])
+    )  # fmt: skip
+    scale = leader / scores[z.index(best)]
+    return [min(1.0, s * scale) for s in scores]
 
 
 # -- 4. facts ------------------------------------------------------------------

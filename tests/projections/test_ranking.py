@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
+import pytest
+
 from projections.index.port import Hit, IndexedObject, Kind
 from projections.index.ranking import features, name_match, name_words, query_terms, ranked
 
@@ -130,3 +134,31 @@ def test_among_answers_a_later_fact_counts_more_and_a_fact_yields_part_of_its_sc
     assert first == pytest.approx(0.8 * FACT_SHARE, abs=1e-3)
     assert last == pytest.approx(first * (1 + RECENCY), abs=1e-3)
     assert answer_relevance(0.8, -3.0) == first  # clamped to the conversation's span
+
+
+def test_a_best_answer_far_above_its_rivals_scores_higher_than_one_level_with_the_next() -> None:
+    from projections.index.ranking import relevance
+
+    w = {"intercept": -2.0, "lead": 3.0, "top_intercept": -2.0, "top_z": 1.0,
+         "top_margin": 3.0, "top_margin_cap": 2.0}  # fmt: skip
+    clear = relevance(w, [2.0, 0.5, 0.4])
+    level = relevance(w, [2.0, 1.95, 0.4])
+    assert clear[0] > 0.7 > level[0]
+    assert clear[0] > clear[1] > clear[2]
+    assert level[0] > level[1] > level[2]
+    assert all(0.0 <= s <= 1.0 for s in clear + level)
+
+
+def test_two_chunks_of_one_symbol_are_not_each_others_rival() -> None:
+    from projections.index.ranking import margin
+
+    assert margin([2.0, 1.95, 0.4], ["f", "f", "g"], cap=5.0) == pytest.approx(1.6)
+    assert margin([2.0, 1.95, 0.4], None, cap=5.0) == pytest.approx(0.05)
+    assert margin([2.0, 1.95], ["f", "f"], cap=5.0) == 5.0
+
+
+def test_kinds_without_a_leader_model_score_candidates_by_their_lead_alone() -> None:
+    from projections.index.ranking import relevance
+
+    w = {"intercept": -1.0, "lead": 2.0}
+    assert relevance(w, [1.0, 0.0]) == [0.5, 1.0 / (1.0 + math.exp(3.0))]

@@ -3,17 +3,21 @@ questions written from its source before any system's answer was seen.
 
 A corpus is ``tests/eval/corpora/code/<name>.json``. Its ``source`` says where the code
 is: ``{"package": "<import name>"}`` (an installed distribution's package directory, read
-from the environment, never copied here) or ``{"repo_dirs": [...]}`` (directories of this
-repository). Its files are chunked as ``search_code`` sees them, under the repo name
-``<name>``; a question's answer is ``(path, symbol)``, ``path`` relative to the package
-directory or the repository root.
+from the environment, never copied here), ``{"go_module": "<path>", "version": "v1.2.3"}``
+(a Go module at a pinned version, from the Go module cache, fetched with ``go mod
+download`` from the Go proxy when missing; its ``.go`` files without tests and examples)
+or ``{"repo_dirs": [...]}`` (directories of this repository). Its files are chunked as
+``search_code`` sees them, under the repo name ``<name>``; a question's answer is
+``(path, symbol)``, ``path`` relative to the package or module directory or the
+repository root.
 
 Symbols follow the tree-sitter chunker (``streams/chunker/treesitter``): a function,
 class or method chunk's ``symbol`` is its bare name (``method``, not ``Class.method``),
 with the class as ``parent_symbol``. So a method's question names ``symbol`` bare and
 its class in ``parent`` (dotted for nested classes); :func:`validate` checks it there.
 Only module-level definitions and class members are chunks: a function nested in a
-function, or defined under ``if``/``try`` at module level, is part of other text.
+function, or defined under ``if``/``try`` at module level, is part of other text. In Go,
+a method's ``parent`` is its receiver type.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import hashlib
 import importlib.util
 import json
 import re
+import shutil
+import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -59,7 +65,7 @@ def code_corpora() -> list[dict[str, Any]]:
 
 
 def corpus_root(corpus: dict[str, Any]) -> tuple[Path, list[Path]]:
-    """``(base, dirs)``: paths are relative to ``base``; ``.py`` files under ``dirs``."""
+    """``(base, dirs)``: paths are relative to ``base``; source files under ``dirs``."""
     source = corpus["source"]
     if "package" in source:
         spec = importlib.util.find_spec(source["package"])
@@ -67,27 +73,75 @@ def corpus_root(corpus: dict[str, Any]) -> tuple[Path, list[Path]]:
             raise CorpusError(corpus["name"], [f"package {source['package']!r} not installed"])
         base = Path(spec.origin).parent
         return base, [base]
+    if "go_module" in source:
+        base = go_module_dir(corpus["name"], source["go_module"], source["version"])
+        return base, [base]
     return ROOT, [ROOT / d for d in source["repo_dirs"]]
+
+
+def go_module_dir(name: str, module: str, version: str) -> Path:
+    """The directory of ``module@version`` in the Go module cache (``go mod download``
+    fetches it from the Go proxy when it is not there yet)."""
+    go = shutil.which("go")
+    if go is None:
+        raise CorpusError(name, [f"Go module {module}@{version} needs the go tool: not installed"])
+    done = subprocess.run(
+        [go, "mod", "download", "-json", f"{module}@{version}"],
+        capture_output=True, text=True, timeout=300, check=False, cwd="/",
+    )  # fmt: skip
+    info: dict[str, Any] = json.loads(done.stdout or "{}")
+    if done.returncode != 0 or not info.get("Dir"):
+        why = info.get("Error") or done.stderr.strip() or f"exit {done.returncode}"
+        raise CorpusError(name, [f"go mod download {module}@{version} failed: {why}"])
+    return Path(info["Dir"])
+
+
+def language(corpus: dict[str, Any]) -> str:
+    """The language of a corpus's files: ``go`` for a Go module, else ``python``."""
+    return "go" if "go_module" in corpus["source"] else "python"
+
+
+_SKIP_GO = frozenset({"examples", "example", "testdata", "vendor", "_examples"})
 
 
 def _paths(corpus: dict[str, Any]) -> Iterator[tuple[str, Path]]:
     base, dirs = corpus_root(corpus)
+    go = language(corpus) == "go"
     for d in dirs:
-        for path in sorted(d.rglob("*.py")):
-            yield path.relative_to(base).as_posix(), path
+        for path in sorted(d.rglob("*.go" if go else "*.py")):
+            rel = path.relative_to(base)
+            if go and (path.name.endswith("_test.go") or _SKIP_GO & set(rel.parts[:-1])):
+                continue
+            yield rel.as_posix(), path
 
 
 def corpus_files(corpus: dict[str, Any]) -> list[FileChanged]:
-    """The corpus's ``.py`` files as source events (repo = the corpus name)."""
+    """The corpus's source files as source events (repo = the corpus name)."""
     out = []
     for rel, path in _paths(corpus):
         text = path.read_text()
         out.append(FileChanged(
             repo=corpus["name"], path=rel, content=text,
-            sha256=hashlib.sha256(text.encode()).hexdigest(), language="python",
+            sha256=hashlib.sha256(text.encode()).hexdigest(), language=language(corpus),
             size_bytes=len(text.encode()),
         ))  # fmt: skip
     return out
+
+
+def definitions_in(path: str, source: str, lang: str) -> dict[str, set[str]]:
+    """:func:`definitions` for Python; for other languages, as the tree-sitter chunker
+    names them (symbol -> its ``parent_symbol`` values, ``""`` at the top)."""
+    if lang == "python":
+        return definitions(source)
+    from streams.chunker.pieces import SourceDocument
+    from streams.chunker.treesitter.ingester import treesitter_ingesters
+
+    ingester = next(i for i in treesitter_ingesters() if i.language == lang)
+    found: dict[str, set[str]] = {}
+    for piece in ingester.ingest(SourceDocument(path, source, lang)):
+        if piece.symbol:
+            found.setdefault(piece.symbol, set()).add(piece.parent_symbol or "")
+    return found
 
 
 def definitions(source: str) -> dict[str, set[str]]:
@@ -130,8 +184,9 @@ def shared_parts(question: str, symbol: str) -> set[str]:
 
 
 def _check_answer(
-    label: str, answer: dict[str, Any], files: dict[str, Path], cache: dict[str, Any]
-) -> list[str]:
+    label: str, answer: dict[str, Any], files: dict[str, Path], cache: dict[str, Any],
+    lang: str = "python",
+) -> list[str]:  # fmt: skip
     path, symbol, parent = answer.get("path"), answer.get("symbol"), answer.get("parent", "")
     if not isinstance(path, str) or not isinstance(symbol, str) or not symbol:
         return [f"{label}: path and symbol are required"]
@@ -141,7 +196,7 @@ def _check_answer(
     if path not in files:
         return [f"{label}: no file {path!r}"]
     if path not in cache:
-        cache[path] = definitions(files[path].read_text())
+        cache[path] = definitions_in(path, files[path].read_text(), lang)
     parents: set[str] = cache[path].get(symbol, set())
     if not parents:
         return [f"{label}: {symbol!r} is not a chunked definition in {path}"]
@@ -170,7 +225,7 @@ def validate(corpus: dict[str, Any]) -> None:
         problems.append(f"kind {corpus['kind']!r} is not 'code'")
     files = dict(_paths(corpus))
     if not files:
-        problems.append("no .py files")
+        problems.append(f"no {language(corpus)} files")
     cache: dict[str, Any] = {}
     seen: set[str] = set()
     queries = corpus["queries"]
@@ -186,7 +241,7 @@ def validate(corpus: dict[str, Any]) -> None:
             problems.append(f"{label}: kind {item.get('kind')!r} not in {KINDS}")
         answers = [item, *item.get("also", [])]
         for answer in answers:
-            problems += _check_answer(label, answer, files, cache)
+            problems += _check_answer(label, answer, files, cache, language(corpus))
         if item.get("kind") == "paraphrase":
             for answer in answers:
                 shared = shared_parts(q, str(answer.get("symbol", "")))

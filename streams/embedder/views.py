@@ -28,12 +28,24 @@ _SIGNATURE = re.compile(
 )
 _BASES = re.compile(r"^\s*class\s+\w+\s*\(([^)]*)\)")
 DOC_CHARS = 300
+CONTEXT_LINES = 6
+"""At most this many enclosing signatures sit under a chunk's path line
+(``streams.chunker.treesitter.walker``)."""
 CODE_KINDS = frozenset({"function", "method", "class", "interface", "struct", "type", "enum"})
 
 
 def _body(chunk: Chunk) -> str:
-    """The chunk's code without the chunker's context lines (``# path``, ``# class X:``)."""
+    """The chunk's code without the header the chunker wrote above it (the file's path
+    and the enclosing signatures, as line comments of the chunk's language:
+    :func:`streams.chunker.pieces.contextualize`).
+
+    The header is the lines the text has beyond the chunk's own line range; without a
+    line range, leading ``# `` lines that name a path or a class are taken for it."""
     lines = chunk.text.splitlines()
+    if chunk.start_line is not None and chunk.end_line is not None:
+        extra = len(lines) - (chunk.end_line - chunk.start_line + 1)
+        if 0 < extra <= 1 + CONTEXT_LINES:
+            return "\n".join(lines[extra:])
     while lines and lines[0].lstrip().startswith("# ") and not _DOCSTRING.match(lines[0]):
         head = lines[0].strip()
         if not (head.startswith("# class ") or "/" in head or head.endswith((".py", ":"))):
@@ -72,7 +84,10 @@ def _where(path: str | None) -> str:
 
 def embedding_texts(chunks: Sequence[Chunk], path: str | None) -> list[str]:
     """The text to embed for each chunk of one document (see the module docstring)."""
-    docs = {c.symbol: docstring(_body(c)) for c in chunks if c.symbol}
+    docs: dict[str, str] = {}
+    for c in chunks:  # a long definition's docstring is in its first chunk
+        if c.symbol and not docs.get(c.symbol):
+            docs[c.symbol] = docstring(_body(c))
     where = _where(path)
     out = []
     for c in chunks:

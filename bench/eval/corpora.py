@@ -130,7 +130,8 @@ def all_corpora(kinds: tuple[Kind, ...] = KINDS) -> list[Corpus]:
     named = {(c.kind, c.name) for c in files}
     legacy = [c for c in _legacy_corpora() if (c.kind, c.name) not in named]
     for c in [*legacy, *files]:
-        lowered = c.name.lower()
+        # Its name and where it is read from: a Go module path, a package, a Debian package.
+        lowered = f"{c.name} {json.dumps((c.spec or {}).get('source', ''))}".lower()
         assert not any(r in lowered for r in RESERVED), f"{c.name} is reserved"
     return [c for c in [*legacy, *files] if c.kind in kinds]
 

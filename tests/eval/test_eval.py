@@ -61,3 +61,15 @@ def test_the_report_has_held_out_product_and_baselines_per_corpus(report: dict[s
 def test_held_out_tables_beat_bm25_on_paraphrased_questions(report: dict[str, Any]) -> None:
     for row in report["corpora"]["tables"].values():
         assert row["loco"]["paraphrase"]["recall@5"] >= row["bm25"]["paraphrase"]["recall@5"]
+
+
+def test_a_corpus_read_from_a_reserved_project_is_refused_whatever_its_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bench.eval import corpora
+
+    spec = {"source": {"go_module": "github.com/spf13/cobra", "version": "v1.8.0"}}
+    renamed = corpora.Corpus("cli-lib", "code", [{"q": "x"}], spec=spec)
+    monkeypatch.setattr(corpora, "_file_corpora", lambda: [renamed])
+    with pytest.raises(AssertionError, match="reserved"):
+        corpora.all_corpora()

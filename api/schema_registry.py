@@ -33,7 +33,10 @@ class _Reply(JSONResponse):
 
 
 def _error(status: int, error_code: int, message: str) -> _Reply:
-    return _Reply({"error_code": error_code, "message": message}, status_code=status)
+    # A message may quote the request (a record name holding a lone surrogate): such a
+    # character cannot be UTF-8, so it is written as its escape instead of failing the reply.
+    safe = message.encode("utf-8", "backslashreplace").decode("utf-8")
+    return _Reply({"error_code": error_code, "message": safe}, status_code=status)
 
 
 def subject_problem(subject: str) -> str | None:
